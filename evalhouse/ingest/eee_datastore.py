@@ -1,0 +1,316 @@
+"""EEE datastore trees in and out: ``data/<collection>/<developer>/<model>/<uuid>.json``.
+
+Import keeps every file's bytes in the raw store before parsing it, loads each collection as one
+run in one transaction, and quarantines what it cannot read (not JSON, empty, another schema
+version, NaN, a bad samples line) with the path, the sha256 and the error; the other files still
+load. Export writes the warehouse's records back in the same layout: an imported record goes
+back to the path it came from (so its ``detailed_evaluation_results.file_path`` stays true), a
+record parsed by evalhouse gets a path whose UUID is derived from its fingerprint, so exporting
+the same warehouse twice writes the same files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from evalhouse.ingest.ledger import RunResult, SourceRow, run_load
+from evalhouse.ingest.raw_store import RawEntry, RawStore
+from evalhouse.schema.eee import SCHEMA_VERSION, InstanceRecord
+from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
+from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import summarise_validation_error
+
+UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
+AGGREGATE_RE = re.compile(rf"^({UUID_RE})\.json$")
+INVALID_COMPONENT = re.compile(r'[<>:"\\|?*\x00-\x1f]')
+WINDOWS_RESERVED = {
+    "CON",
+    "PRN",
+    "AUX",
+    "NUL",
+    *(f"COM{i}" for i in range(1, 10)),
+    *(f"LPT{i}" for i in range(1, 10)),
+}
+
+
+class DatastoreError(ValueError):
+    pass
+
+
+def strict_json(data: bytes) -> Any:
+    """Parse JSON as EEE does: no NaN/Infinity literals, no duplicate keys, UTF-8 only."""
+
+    def reject_constant(name: str) -> Any:
+        raise ValueError(f"non-finite number literal {name} is not valid JSON")
+
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in pairs]
+        dupes = sorted({k for k in keys if keys.count(k) > 1})
+        if dupes:
+            raise ValueError(f"duplicate object keys {dupes}")
+        return dict(pairs)
+
+    if not data.strip():
+        raise ValueError("empty file")
+    text = data.decode("utf-8")
+    return json.loads(text, parse_constant=reject_constant, object_pairs_hook=no_duplicates)
+
+
+def collection_source_key(collection: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", collection.lower()).strip("-") or "unnamed"
+    return f"eee-{slug}"
+
+
+@dataclass
+class ImportSummary:
+    runs: list[RunResult] = field(default_factory=list)
+    outside_layout: list[str] = field(default_factory=list)
+
+    @property
+    def quarantined(self) -> int:
+        return sum(r.report.quarantined for r in self.runs)
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for r in self.runs if r.status == "failed")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "collections": len(self.runs),
+            "records_loaded": sum(r.report.records_loaded for r in self.runs),
+            "duplicates": sum(r.report.records_duplicate for r in self.runs),
+            "quarantined": self.quarantined,
+            "scores_loaded": sum(r.report.scores_loaded for r in self.runs),
+            "ignored_outside_layout": self.outside_layout,
+            "runs": [r.as_dict() for r in self.runs],
+        }
+
+
+def _data_root(root: Path) -> Path:
+    """Accept the datastore root, its ``data/`` folder, or a folder of collections."""
+    if (root / "data").is_dir():
+        return root / "data"
+    return root
+
+
+def _aggregate_files(data_root: Path) -> tuple[dict[str, list[Path]], list[str]]:
+    """Records at ``<collection>/<developer>/<model>/<file>.json``, and the JSON files elsewhere."""
+    by_collection: dict[str, list[Path]] = defaultdict(list)
+    outside: list[str] = []
+    for path in sorted(data_root.rglob("*.json")):
+        rel = path.relative_to(data_root)
+        if len(rel.parts) != 4:
+            outside.append(rel.as_posix())
+            continue
+        by_collection[rel.parts[0]].append(path)
+    return dict(sorted(by_collection.items())), outside
+
+
+class _TreeReader:
+    """Reads one collection's files: each file's bytes are stored before it is parsed."""
+
+    def __init__(self, data_root: Path, store: RawStore, source_key: str) -> None:
+        self.data_root = data_root
+        self.store = store
+        self.source_key = source_key
+        self.entries: list[RawEntry] = []
+
+    def _keep(self, path: Path, content_type: str) -> tuple[str, bytes, RawEntry]:
+        repo_path = f"data/{path.relative_to(self.data_root).as_posix()}"
+        data = path.read_bytes()
+        entry = self.store.put(
+            data,
+            source_key=self.source_key,
+            url=path.resolve().as_uri(),
+            content_type=content_type,
+            label=repo_path,
+        )
+        self.entries.append(entry)
+        return repo_path, data, entry
+
+    def items(self, paths: list[Path]) -> list[ParseItem]:
+        items: list[ParseItem] = []
+        for path in paths:
+            repo_path, data, entry = self._keep(path, "application/json")
+            fail = partial(ParseFailure, repo_path, raw_sha256=entry.sha256)
+            try:
+                record = strict_json(data)
+            except (ValueError, UnicodeDecodeError) as exc:
+                items.append(fail(f"not readable as JSON: {exc}", data[:2000].decode("utf-8", "replace")))
+                continue
+            version = record.get("schema_version") if isinstance(record, dict) else None
+            if version not in (None, SCHEMA_VERSION):
+                message = (
+                    f"schema_version {version!r} is not supported: evalhouse reads Every Eval Ever "
+                    f"{SCHEMA_VERSION} records (convert older records with the EEE tools first)"
+                )
+                items.append(fail(message, json.dumps(record)[:20000]))
+                continue
+            samples, samples_sha = self._samples(path, record, items)
+            items.append(
+                ParsedRecord(
+                    record=record,
+                    locator=repo_path,
+                    samples=samples,
+                    samples_sha256=samples_sha,
+                    datastore_path=repo_path if AGGREGATE_RE.match(path.name) else None,
+                    raw_sha256=entry.sha256,
+                )
+            )
+        return items
+
+    def _samples(
+        self, path: Path, record: Any, items: list[ParseItem]
+    ) -> tuple[list[dict] | None, str | None]:
+        """Validate the companion ``_samples.jsonl``; bad lines become failures in ``items``."""
+        samples_path = path.with_name(path.stem + "_samples.jsonl")
+        if not samples_path.exists():
+            return None, None
+        rel, data, entry = self._keep(samples_path, "application/x-ndjson")
+        rows = []
+        for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+            if not line.strip():
+                continue
+            fail = partial(ParseFailure, f"{rel}:line {n}", payload=line[:20000], raw_sha256=entry.sha256)
+            try:
+                row = InstanceRecord.model_validate(strict_json(line.encode()))
+            except ValidationError as exc:
+                items.append(fail(f"invalid instance record: {summarise_validation_error(exc)}"))
+                continue
+            except ValueError as exc:
+                items.append(fail(f"invalid instance record: {exc}"))
+                continue
+            if isinstance(record, dict) and row.evaluation_id != record.get("evaluation_id"):
+                items.append(fail("instance evaluation_id does not match its aggregate"))
+                continue
+            rows.append(row.to_json_dict())
+        return rows, entry.sha256
+
+
+def import_tree(wh: Warehouse, root: Path, store: RawStore) -> ImportSummary:
+    """Import every collection under ``root``; one run (one transaction) per collection."""
+    root = Path(root)
+    if not root.is_dir():
+        raise DatastoreError(f"{root} is not a directory")
+    data_root = _data_root(root)
+    by_collection, outside = _aggregate_files(data_root)
+    if not by_collection:
+        raise DatastoreError(
+            f"no records under {data_root} in the datastore layout "
+            "<collection>/<developer>/<model>/<uuid>.json"
+        )
+    summary = ImportSummary(outside_layout=outside)
+    for collection, paths in by_collection.items():
+        source_key = collection_source_key(collection)
+        reader = _TreeReader(data_root, store, source_key)
+        items = reader.items(paths)
+        source = SourceRow(
+            source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None
+        )
+        summary.runs.append(
+            run_load(
+                wh,
+                source=source,
+                trigger="import-eee",
+                entries=reader.entries,
+                items=lambda items=items: items,
+                collection=collection,
+                allow_provisional=True,
+                details={"root": str(root), "collection": collection},
+            )
+        )
+    return summary
+
+
+# -- export ---------------------------------------------------------------------------------
+
+
+def _component(text: str, what: str) -> str:
+    name = text.replace("/", "_").replace(":", "_")
+    if (
+        not name
+        or name in {".", "..", "unknown", "data"}
+        or INVALID_COMPONENT.search(name)
+        or name.endswith((".", " "))
+        or name.split(".")[0].upper() in WINDOWS_RESERVED
+    ):
+        raise DatastoreError(f"{what} {text!r} is not a portable datastore path component")
+    return name
+
+
+def datastore_path(collection: str, record: dict[str, Any], fingerprint: str) -> str:
+    """``data/<collection>/<developer>/<model>/<uuid4>.json`` with a fingerprint-derived UUID."""
+    model_id = record["model_info"]["id"]
+    parts = model_id.split("/")
+    if len(parts) >= 2:
+        developer, model = parts[0], "/".join(parts[1:])
+    else:
+        developer, model = record["model_info"].get("developer") or "", parts[0]
+    file_uuid = uuid.UUID(bytes=bytes.fromhex(fingerprint[:32]), version=4)
+    return "/".join(
+        [
+            "data",
+            _component(collection, "collection"),
+            _component(developer, "developer"),
+            _component(model, "model"),
+            f"{file_uuid}.json",
+        ]
+    )
+
+
+@dataclass
+class ExportSummary:
+    written: int = 0
+    samples: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def export_tree(
+    wh: Warehouse,
+    out_dir: Path,
+    store: RawStore,
+    *,
+    where: str = "",
+    params: list[Any] | None = None,
+) -> ExportSummary:
+    """Write records (and their samples files) under ``out_dir/data/...``.
+
+    ``where`` is an optional SQL filter on ``evaluation`` (with ``params``). A record whose model id
+    cannot become a portable path is reported in ``skipped``, never silently left out.
+    """
+    summary = ExportSummary()
+    out_dir = Path(out_dir)
+    sql = (
+        "SELECT evaluation_id, collection, datastore_path, fingerprint, record, samples_sha256"
+        f" FROM evaluation {where} ORDER BY collection, evaluation_id"
+    )
+    for eval_id, collection, stored_path, fingerprint, record_json, samples_sha in wh.con.execute(
+        sql, params or []
+    ).fetchall():
+        record = json.loads(record_json)
+        try:
+            rel = stored_path or datastore_path(collection, record, fingerprint)
+        except DatastoreError as exc:
+            summary.skipped.append((eval_id, str(exc)))
+            continue
+        target = out_dir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(
+            json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+            encoding="utf-8",
+        )
+        summary.written += 1
+        if samples_sha:
+            samples_rel = rel.removesuffix(".json") + "_samples.jsonl"
+            (out_dir / samples_rel).write_bytes(store.get(samples_sha))
+            summary.samples += 1
+    return summary

@@ -1,0 +1,288 @@
+"""The ingest ledger: sources, runs and fetches as warehouse rows.
+
+Every way data enters (refresh, a hand-run ingest, a reparse, an EEE import) goes through
+:func:`run_load`, so each leaves the same trail: the ``raw_snapshot`` rows of the bytes it read,
+one ``ingest_run`` row with counts and status, and — inside the same transaction — the records.
+A failure rolls the records back but still writes the run (status ``failed``, with the error)
+and the fetch rows, because "we fetched these bytes and could not load them" is provenance too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import duckdb
+
+from evalhouse import __version__
+from evalhouse.curation.registry import load_registry
+from evalhouse.ingest.raw_store import RawEntry
+from evalhouse.schema.records import ParseItem
+from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import Loader, LoadReport, insert_rows
+
+RunStatus = Literal["completed", "partial", "failed", "unchanged"]
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    source_key: str
+    name: str
+    kind: str
+    tier: int | None
+    organisation: str | None
+    homepage: str | None
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    source_key: str
+    status: RunStatus
+    report: LoadReport = field(default_factory=LoadReport)
+    error: str | None = None
+    duration_s: float = 0.0
+    payload_sha256: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        r = self.report
+        return {
+            "run_id": self.run_id,
+            "source": self.source_key,
+            "status": self.status,
+            "read": r.records_read + r.parse_failures,
+            "loaded": r.records_loaded,
+            "quarantined": r.quarantined,
+            "duplicate": r.records_duplicate,
+            "scores": {
+                "read": r.scores_read,
+                "loaded": r.scores_loaded,
+                "quarantined": r.scores_quarantined,
+                "in_duplicate_records": r.scores_in_duplicates,
+            },
+            "quarantine_reasons": dict(r.reasons.most_common(10)),
+            "error": self.error,
+            "duration_s": round(self.duration_s, 3),
+        }
+
+
+def new_run_id(source_key: str) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return f"{source_key}@{stamp}-{uuid.uuid4().hex[:6]}"
+
+
+def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
+    con.execute(
+        "INSERT INTO source (source_key, name, kind, tier, organisation, homepage) VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (source_key) DO UPDATE SET name = excluded.name, kind = excluded.kind,"
+        " tier = excluded.tier, organisation = excluded.organisation, homepage = excluded.homepage",
+        [row.source_key, row.name, row.kind, row.tier, row.organisation, row.homepage],
+    )
+
+
+def record_fetches(con: duckdb.DuckDBPyConnection, entries: Iterable[RawEntry], run_id: str) -> None:
+    insert_rows(con, "raw_snapshot", [{**entry.as_row(), "run_id": run_id} for entry in entries])
+
+
+def records_fingerprint(fingerprints: Iterable[str]) -> str:
+    """One hash for a run's parsed content: equal across two nights iff the records are equal."""
+    return hashlib.sha256("\n".join(sorted(fingerprints)).encode()).hexdigest()
+
+
+def payload_digest(entries: list[RawEntry]) -> str:
+    shas = sorted(e.sha256 for e in entries)
+    return shas[0] if len(shas) == 1 else hashlib.sha256("\n".join(shas).encode()).hexdigest()
+
+
+def _insert_run(
+    con: duckdb.DuckDBPyConnection,
+    result: RunResult,
+    *,
+    trigger: str,
+    started_at: datetime,
+    parser_version: str | None,
+    records_fp: str | None,
+    details: dict[str, Any],
+) -> None:
+    r = result.report
+    insert_rows(
+        con,
+        "ingest_run",
+        [
+            {
+                "run_id": result.run_id,
+                "source_key": result.source_key,
+                "trigger": trigger,
+                "started_at": started_at,
+                "finished_at": datetime.now(UTC),
+                "status": result.status,
+                "n_read": r.records_read + r.parse_failures,
+                "n_loaded": r.records_loaded,
+                "n_quarantined": r.quarantined,
+                "n_duplicate": r.records_duplicate,
+                "n_scores": r.scores_loaded,
+                "error": result.error,
+                "duration_s": result.duration_s,
+                "payload_sha256": result.payload_sha256,
+                "records_fingerprint": records_fp,
+                "parser_version": parser_version,
+                "registry_version": load_registry().version,
+                "evalhouse_version": __version__,
+                "details": json.dumps(details, default=str),
+            }
+        ],
+    )
+
+
+def run_load(
+    wh: Warehouse,
+    *,
+    source: SourceRow,
+    trigger: str,
+    entries: list[RawEntry],
+    items: Callable[[], Iterable[ParseItem]],
+    parser_version: str | None = None,
+    collection: str | None = None,
+    allow_provisional: bool = False,
+    run_id: str | None = None,
+    details: dict[str, Any] | None = None,
+    after_load: Callable[[duckdb.DuckDBPyConnection, RunResult], None] | None = None,
+    records_fp: str | None = None,
+    payload_sha256: str | None = None,
+    replace_source: bool = False,
+) -> RunResult:
+    """Load ``items()`` for one source in one transaction and write the run row either way.
+
+    ``items`` is a thunk so a parser exception (a whole payload unreadable) is caught here and
+    turned into a ``failed`` run that keeps the fetch rows. ``after_load`` runs inside the same
+    transaction (the expectations checkpoint): raising there rolls the load back.
+    ``records_fp`` is the fingerprint of everything parsed (duplicates included), which the next
+    refresh compares against; ``replace_source`` first removes the source's parsed rows (reparse).
+    """
+    run_id = run_id or new_run_id(source.source_key)
+    started_at = datetime.now(UTC)
+    t0 = time.perf_counter()
+    result = RunResult(
+        run_id,
+        source.source_key,
+        "failed",
+        payload_sha256=payload_sha256 or (payload_digest(entries) if entries else None),
+    )
+    try:
+        with wh.transaction() as con:
+            register_source(con, source)
+            record_fetches(con, entries, run_id)
+            if replace_source:
+                remove_parsed_rows(con, source.source_key)
+            loader = Loader(
+                con,
+                source_key=source.source_key,
+                run_id=run_id,
+                collection=collection,
+                allow_provisional=allow_provisional,
+            )
+            raw_sha = result.payload_sha256 or "none"
+            result.report = loader.load(items(), raw_sha256=raw_sha)
+            result.status = _status(result.report)
+            if result.status == "failed":
+                result.error = (
+                    result.error
+                    or "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
+                )
+            result.duration_s = time.perf_counter() - t0
+            if after_load is not None:
+                after_load(con, result)
+            _insert_run(
+                con,
+                result,
+                trigger=trigger,
+                started_at=started_at,
+                parser_version=parser_version,
+                records_fp=records_fp
+                or (records_fingerprint(result.report.fingerprints) if result.report.fingerprints else None),
+                details={**(details or {}), "load": result.report.as_dict()},
+            )
+        return result
+    except Exception as exc:  # noqa: BLE001 - any failure of one source becomes its failed run
+        result.status = "failed"
+        result.error = f"{type(exc).__name__}: {exc}"
+        result.duration_s = time.perf_counter() - t0
+        rolled_back = result.report.as_dict()
+        result.report = LoadReport()
+        return record_run(
+            wh, source=source, trigger=trigger, run_id=run_id, status="failed", entries=entries,
+            error=result.error, duration_s=result.duration_s, parser_version=parser_version,
+            details={**(details or {}), "rolled_back": rolled_back}, started_at=started_at,
+        )
+
+
+#: Tables holding what a parser produced for a source (raw bytes and run history are not here).
+PARSED_TABLES = ("score", "evaluation", "model_attribute", "release_date_evidence", "quarantine")
+
+
+def remove_parsed_rows(con: duckdb.DuckDBPyConnection, source_key: str) -> None:
+    for table in PARSED_TABLES:
+        con.execute(f"DELETE FROM {table} WHERE source_key = ?", [source_key])
+
+
+def record_run(
+    wh: Warehouse,
+    *,
+    source: SourceRow,
+    trigger: str,
+    run_id: str,
+    status: RunStatus,
+    entries: list[RawEntry],
+    error: str | None,
+    duration_s: float,
+    parser_version: str | None,
+    details: dict[str, Any],
+    started_at: datetime | None = None,
+) -> RunResult:
+    """Record a run that loaded nothing (failed before loading, or unchanged) with its fetches."""
+    result = RunResult(
+        run_id, source.source_key, status, error=error, duration_s=duration_s,
+        payload_sha256=payload_digest(entries) if entries else None,
+    )
+    with wh.transaction() as con:
+        register_source(con, source)
+        record_fetches(con, entries, run_id)
+        _insert_run(
+            con, result, trigger=trigger, started_at=started_at or datetime.now(UTC),
+            parser_version=parser_version, records_fp=None, details=details,
+        )
+    return result
+
+
+def _status(report: LoadReport) -> RunStatus:
+    if report.records_read == 0 and report.parse_failures == 0:
+        return "failed"
+    if report.records_loaded == 0 and report.records_duplicate == 0:
+        return "failed"
+    if report.quarantined:
+        return "partial"
+    return "completed"
+
+
+def last_completed_run(con: duckdb.DuckDBPyConnection, source_key: str) -> dict[str, Any] | None:
+    """The newest run of ``source_key`` that loaded data (completed or partial)."""
+    row = con.execute(
+        "SELECT run_id, payload_sha256, records_fingerprint, finished_at FROM ingest_run"
+        " WHERE source_key = ? AND status IN ('completed', 'partial')"
+        " ORDER BY finished_at DESC LIMIT 1",
+        [source_key],
+    ).fetchone()
+    if row is None:
+        return None
+    return {
+        "run_id": row[0],
+        "payload_sha256": row[1],
+        "records_fingerprint": row[2],
+        "finished_at": row[3],
+    }

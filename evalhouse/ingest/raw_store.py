@@ -1,0 +1,179 @@
+"""The content-addressed raw store: bytes are kept before anything parses them.
+
+Files are named by their sha256 (``ab/abcdef….<ext>``), so storing the same bytes twice stores
+them once; every fetch still gets its own manifest line (``manifest.jsonl``) and its own
+``raw_snapshot`` row, because *when* and *from where* a payload was seen is provenance even when
+the bytes are old news. A parser bug therefore never loses a source, and a re-parse needs no
+re-fetch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mimetypes
+import os
+import tempfile
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+EXTENSIONS = {
+    "application/json": ".json",
+    "text/csv": ".csv",
+    "text/html": ".html",
+    "text/plain": ".txt",
+    "text/markdown": ".md",
+    "application/xml": ".xml",
+    "text/xml": ".xml",
+    "application/x-yaml": ".yaml",
+    "application/zip": ".zip",
+    "application/x-ndjson": ".jsonl",
+    "application/jsonl": ".jsonl",
+}
+
+
+class RawStoreError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class RawEntry:
+    """One fetch: the manifest line and the ``raw_snapshot`` row."""
+
+    fetch_id: str
+    sha256: str
+    source_key: str
+    url: str
+    retrieved_at: str
+    size_bytes: int
+    storage_path: str
+    content_type: str | None = None
+    http_status: int | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    request_params: dict[str, Any] = field(default_factory=dict)
+    label: str | None = None
+    run_id: str | None = None
+    duplicate: bool = False
+
+    def as_row(self) -> dict[str, Any]:
+        row = asdict(self)
+        row.pop("duplicate")
+        row["request_params"] = json.dumps(self.request_params, sort_keys=True)
+        return row
+
+
+def extension_for(content_type: str | None, url: str = "") -> str:
+    if content_type:
+        ext = EXTENSIONS.get(content_type.split(";")[0].strip().lower())
+        if ext:
+            return ext
+    suffix = Path(url.split("?", maxsplit=1)[0]).suffix.lower()
+    if suffix and len(suffix) <= 6 and suffix[1:].isalnum():
+        return suffix
+    guessed = mimetypes.guess_extension((content_type or "").split(";")[0].strip()) if content_type else None
+    return guessed or ".bin"
+
+
+class RawStore:
+    """A directory of content-addressed payloads plus an append-only ``manifest.jsonl``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / "manifest.jsonl"
+
+    def put(
+        self,
+        data: bytes,
+        *,
+        source_key: str,
+        url: str,
+        content_type: str | None = None,
+        retrieved_at: datetime | None = None,
+        http_status: int | None = None,
+        etag: str | None = None,
+        last_modified: str | None = None,
+        request_params: dict[str, Any] | None = None,
+        label: str | None = None,
+        run_id: str | None = None,
+    ) -> RawEntry:
+        """Store ``data`` (once per sha256) and append a manifest line for this fetch."""
+        digest = hashlib.sha256(data).hexdigest()
+        rel = f"{digest[:2]}/{digest}{extension_for(content_type, url)}"
+        target = self.root / rel
+        existing = target if target.exists() else self.find(digest)
+        duplicate = existing is not None
+        if existing is not None:
+            rel = str(existing.relative_to(self.root))
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # Write then rename, so a crash never leaves a truncated file under a valid hash.
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, target)
+        entry = RawEntry(
+            fetch_id=uuid.uuid4().hex,
+            sha256=digest,
+            source_key=source_key,
+            url=url,
+            retrieved_at=(retrieved_at or datetime.now(UTC)).isoformat(),
+            size_bytes=len(data),
+            storage_path=rel,
+            content_type=content_type,
+            http_status=http_status,
+            etag=etag,
+            last_modified=last_modified,
+            request_params=request_params or {},
+            label=label,
+            run_id=run_id,
+            duplicate=duplicate,
+        )
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.manifest_path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(asdict(entry), sort_keys=True) + "\n")
+        return entry
+
+    def find(self, sha256: str) -> Path | None:
+        """The stored file for ``sha256`` whatever its extension, or None."""
+        folder = self.root / sha256[:2]
+        try:
+            entries = os.scandir(folder)
+        except FileNotFoundError:
+            return None
+        with entries:
+            for entry in entries:
+                if entry.name.startswith(sha256):
+                    return Path(entry.path)
+        return None
+
+    def get(self, sha256: str) -> bytes:
+        """The bytes for ``sha256``, re-hashed so a corrupted file is never parsed silently."""
+        path = self.find(sha256)
+        if path is None:
+            raise RawStoreError(f"raw payload {sha256} is not in the raw store at {self.root}")
+        data = path.read_bytes()
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != sha256:
+            raise RawStoreError(f"raw payload {path} no longer matches its hash (now {actual})")
+        return data
+
+    def verify(self) -> list[tuple[str, str]]:
+        """``(path, problem)`` for every stored file whose bytes no longer match its name."""
+        problems = []
+        if not self.root.is_dir():
+            return problems
+        for path in sorted(self.root.glob("??/*")):
+            if path.name.startswith(".tmp-"):
+                continue
+            expected = path.name.split(".")[0]
+            actual = hashlib.sha256(path.read_bytes()).hexdigest()
+            if actual != expected:
+                problems.append((str(path.relative_to(self.root)), f"sha256 is now {actual}"))
+        return problems

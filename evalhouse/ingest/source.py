@@ -1,0 +1,107 @@
+"""The source contract: a frozen spec plus two pure functions per source module.
+
+Every module in ``evalhouse/ingest/sources/`` exports
+
+* ``SOURCE: SourceSpec`` — what the source is (key, kind, tier, organisation, URLs, cadence,
+  required environment variables, parser version);
+* ``plan(state: SourceState) -> list[FetchRequest]`` — which URLs to fetch now, given what the
+  warehouse remembers (ETag, last payload) and the environment; no I/O;
+* ``parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParsedRecord | ParseFailure]`` — records
+  from the bytes alone: no network, no clock, no globals.
+
+The runner (``evalhouse.ingest.refresh``) does all I/O around them, so a parser is tested by
+calling it on recorded bytes, and a parser fix is applied with ``evalhouse reparse``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal, Protocol
+
+from evalhouse.ingest.http import FetchRequest
+from evalhouse.schema.records import ParseItem
+
+SourceKind = Literal[
+    "leaderboard", "api", "paper", "model_card", "harness_log", "eee_datastore", "aggregator_export"
+]
+Cadence = Literal["hourly", "daily", "weekly", "monthly", "manual"]
+KEY_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+class SourceSpecError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """What a source is. Checked on construction, so a bad catalog entry fails at import."""
+
+    key: str
+    name: str
+    kind: SourceKind
+    tier: int
+    organisation: str
+    homepage: str
+    default_urls: tuple[str, ...]
+    cadence: Cadence
+    parser_version: str
+    collection: str
+    description: str
+    required_env: tuple[str, ...] = ()
+    optional_env: tuple[str, ...] = ()
+    licence: str | None = None
+
+    def __post_init__(self) -> None:
+        if not KEY_RE.match(self.key):
+            raise SourceSpecError(f"source key {self.key!r} must be lower-case words joined by '-'")
+        if not 1 <= self.tier <= 4:
+            raise SourceSpecError(f"source {self.key}: tier must be 1-4 (got {self.tier})")
+        if not self.default_urls and self.cadence != "manual":
+            raise SourceSpecError(f"source {self.key}: a scheduled source needs default URLs")
+        for url in self.default_urls:
+            if not url.startswith("https://"):
+                raise SourceSpecError(f"source {self.key}: default URL {url!r} is not https")
+        for var in (*self.required_env, *self.optional_env):
+            if not re.fullmatch(r"EVALHOUSE_[A-Z0-9_]+", var):
+                raise SourceSpecError(f"source {self.key}: env var {var!r} must start with EVALHOUSE_")
+
+    @property
+    def module_name(self) -> str:
+        return self.key.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class SourceState:
+    """What the warehouse remembers about a source, plus the environment the plan may read."""
+
+    last_payload_sha256: dict[str, str] = field(default_factory=dict)  # url -> sha256
+    etags: dict[str, str] = field(default_factory=dict)  # url -> ETag
+    last_modified: dict[str, str] = field(default_factory=dict)  # url -> Last-Modified
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FetchMeta:
+    """Fetch facts a parser may use (never to decide identity: records must not carry fetch time)."""
+
+    source_key: str
+    url: str
+    sha256: str
+    retrieved_at: datetime
+    content_type: str | None = None
+    label: str | None = None
+
+
+class SourceModule(Protocol):
+    SOURCE: SourceSpec
+
+    def plan(self, state: SourceState) -> list[FetchRequest]: ...
+
+    def parse(self, body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]: ...
+
+
+class ParseError(ValueError):
+    """A payload is unreadable as a whole (wrong format, truncated, changed header)."""

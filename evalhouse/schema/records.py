@@ -1,0 +1,69 @@
+"""What parsers hand to the loader: EEE records with a locator, or failures with a reason.
+
+A parser is a pure function of the payload bytes. It never drops a row it cannot read: it yields
+a :class:`ParseFailure` that the loader puts in ``quarantine`` with the payload's sha256, so the
+operator sees exactly which row, column or JSON path was refused and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: ``source_metadata.additional_details`` keys evalhouse reads back from a record. EEE allows any
+#: string there, so facts that EEE has no field for travel inside the record and survive export.
+EVALUATED_BY = "evalhouse.evaluated_by"
+ORIGINAL_SOURCE = "evalhouse.original_source"
+ORIGINAL_SOURCE_URL = "evalhouse.original_source_url"
+
+#: ``score_details.details`` key for the source's own id of a row (e.g. Epoch's Airtable id): two
+#: rows that differ only in it are different source rows, not a correction of one another.
+SOURCE_RECORD_ID = "source_record_id"
+
+#: ``model_info.additional_details`` keys with model facts (all strings, as EEE requires).
+RELEASE_DATE = "release_date"
+RELEASE_DATE_PRECISION = "evalhouse.release_date_precision"
+RELEASE_DATE_KIND = "evalhouse.release_date_kind"
+
+EvaluatedBy = (
+    str  # model_developer | benchmark_creator | independent_evaluator | aggregator | community | unknown
+)
+EVALUATED_BY_VALUES = (
+    "model_developer",
+    "benchmark_creator",
+    "independent_evaluator",
+    "aggregator",
+    "community",
+    "unknown",
+)
+
+
+@dataclass(frozen=True)
+class ParsedRecord:
+    """One EEE aggregate record (a JSON dict) and where in the payload it came from.
+
+    ``record["evaluation_id"]`` may be empty: the loader then derives it from the fingerprint, so
+    identity never carries the fetch time.
+    """
+
+    record: dict[str, Any]
+    locator: str
+    samples: list[dict[str, Any]] | None = None
+    samples_locator: str | None = None
+    samples_sha256: str | None = None
+    datastore_path: str | None = None  # set when the record came from an EEE datastore tree
+    raw_sha256: str | None = None  # when one run reads several payloads: this record's own bytes
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    """A row or document the parser could not turn into a record."""
+
+    locator: str
+    reason: str
+    payload: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    raw_sha256: str | None = None
+
+
+ParseItem = ParsedRecord | ParseFailure

@@ -1,0 +1,31 @@
+"""Counts a user checks first: what is in the warehouse and what was refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalhouse.warehouse.db import Warehouse
+
+COUNTS = {
+    "sources": "SELECT count(*) FROM source",
+    "evaluations": "SELECT count(*) FROM evaluation",
+    "scores": "SELECT count(*) FROM score",
+    "models": "SELECT count(*) FROM model_config",
+    "base_models": "SELECT count(*) FROM base_model",
+    "benchmarks": "SELECT count(DISTINCT benchmark_id) FROM score",
+    "quarantined": "SELECT count(*) FROM quarantine",
+    "raw_payloads": "SELECT count(DISTINCT sha256) FROM raw_snapshot",
+    "ingest_runs": "SELECT count(*) FROM ingest_run",
+}
+
+
+def stats(wh: Warehouse) -> dict[str, Any]:
+    out: dict[str, Any] = {name: int(wh.scalar(sql)) for name, sql in COUNTS.items()}
+    out["schema_version"] = wh.schema_version()
+    out["by_source"] = [
+        {"source": s, "evaluations": e, "scores": n, "quarantined": q, "last_status": st}
+        for s, e, n, q, st in wh.con.execute(
+            "SELECT source_key, evaluations, scores, quarantined, last_status FROM v_source_status ORDER BY 1"
+        ).fetchall()
+    ]
+    return out

@@ -1,0 +1,80 @@
+"""The command line: help that teaches, JSON for scripts, the global --db."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.main import get_command
+from typer.testing import CliRunner
+
+from evalhouse.cli import app
+
+REPO = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+def _commands() -> list[tuple[str, ...]]:
+    root = get_command(app)
+    found = []
+
+    def walk(cmd, prefix):
+        subs = getattr(cmd, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                walk(sub, (*prefix, name))
+        else:
+            found.append(prefix)
+
+    walk(root, ())
+    return found
+
+
+def test_root_help_lists_commands_and_the_db_option() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    assert "--db" in result.output and "stats" in result.output and "import-eee" in result.output
+
+
+@pytest.mark.parametrize("command", _commands(), ids=" ".join)
+def test_every_command_has_help_and_is_documented(command: tuple[str, ...]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    text = get_command(app)
+    for part in command:
+        text = text.commands[part]
+    assert (text.help or "").strip(), f"'evalhouse {' '.join(command)}' has no help text"
+    readme = (REPO / "README.md").read_text()
+    assert f"evalhouse {' '.join(command)}" in readme, (
+        f"README does not mention 'evalhouse {' '.join(command)}'"
+    )
+
+
+def test_stats_json_on_a_fresh_warehouse(tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    assert runner.invoke(app, ["--db", str(db), "migrate"]).exit_code == 0
+    result = runner.invoke(app, ["--db", str(db), "stats", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert {"sources", "evaluations", "scores", "models", "benchmarks", "quarantined"} <= set(data)
+    assert data["scores"] == 0
+
+
+def test_db_falls_back_to_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "env.duckdb"
+    monkeypatch.setenv("EVALHOUSE_DB", str(db))
+    assert runner.invoke(app, ["migrate"]).exit_code == 0
+    assert db.exists()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVALHOUSE_DB")
+    assert runner.invoke(app, ["migrate"]).exit_code == 0
+    assert (tmp_path / "warehouse.duckdb").exists()
+    assert os.environ.get("EVALHOUSE_DB") is None
+
+
+def test_stats_on_a_missing_warehouse_is_a_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["--db", str(tmp_path / "none.duckdb"), "stats"])
+    assert result.exit_code == 1
+    assert "no warehouse" in result.output

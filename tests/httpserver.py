@@ -1,0 +1,240 @@
+"""A real HTTP server on 127.0.0.1 for tests: scripted replies per path, or a static tree.
+
+Tests drive the real httpx client over loopback instead of mocking it, so retries, timeouts,
+resets, truncation and redirects are exercised the way they happen at night.
+
+Usage (from a test module one folder below ``tests/``)::
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from httpserver import Reply, serve
+
+    replies = [Reply(503, headers={"Retry-After": "1"}), Reply(200, b"{}")]
+    with serve({"/data.json": replies}) as srv:
+        client.fetch(srv.url_for("/data.json"))
+        assert srv.requests_for("/data.json")[0].headers["user-agent"].startswith("evalhouse/")
+
+A route is a list of replies consumed in order; the last one repeats once the others are used.
+Paths without a route are served from ``static_dir`` when given (``SimpleHTTPRequestHandler``,
+so a mirror tree written by ``evalhouse.ingest.mirror.build_mirror`` replays as-is), else 404.
+Every request is recorded (method, path, query, headers, how many body bytes were sent).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import socket
+import struct
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+__all__ = ["RecordedRequest", "Reply", "ScriptedServer", "http_server", "serve"]
+
+log = logging.getLogger("tests.httpserver")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted response.
+
+    ``content_length``: ``None`` declares the real length; ``False`` omits the header and closes
+    the connection after the body (close-delimited); an ``int`` is declared as given, so a value
+    larger than the body makes a truncated response. ``repeat`` sends ``body`` that many times,
+    so a test can stream megabytes without holding them. ``delay`` waits before answering (client
+    timeouts); ``body_delay`` waits between the headers and the body; ``reset`` aborts the
+    connection with a TCP RST instead of answering.
+    """
+
+    status: int = 200
+    body: bytes = b""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    body_delay: float = 0.0
+    reset: bool = False
+    content_length: int | bool | None = None
+    repeat: int = 1
+
+
+@dataclass
+class RecordedRequest:
+    """What the server saw; header names are lower-cased."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    raw_path: str
+    bytes_sent: int = 0
+    aborted: bool = False  # the client hung up before the whole body was written
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, static_dir: Path | None) -> None:
+        self.routes: dict[str, list[Reply]] = {}
+        self.requests: list[RecordedRequest] = []
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.static_dir = static_dir
+        handler = functools.partial(_Handler, directory=os.fspath(static_dir) if static_dir else os.devnull)
+        super().__init__(("127.0.0.1", 0), handler)
+
+    def next_reply(self, path: str) -> Reply | None:
+        with self.lock:
+            queue = self.routes.get(path)
+            if not queue:
+                return None
+            return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        log.debug("handler error for %s", client_address, exc_info=True)
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, like real hosts; httpx reuses connections
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:
+        log.debug("%s " + format, self.address_string(), *args)
+
+    def do_GET(self) -> None:
+        self._dispatch(head=False)
+
+    def do_HEAD(self) -> None:
+        self._dispatch(head=True)
+
+    def _dispatch(self, *, head: bool) -> None:
+        parts = urlsplit(self.path)
+        record = RecordedRequest(
+            method=self.command,
+            path=parts.path,
+            query=parse_qs(parts.query, keep_blank_values=True),
+            headers={k.lower(): v for k, v in self.headers.items()},
+            raw_path=self.path,
+        )
+        with self.server.lock:
+            self.server.requests.append(record)
+        reply = self.server.next_reply(parts.path)
+        if reply is not None:
+            self._scripted(reply, record, head=head)
+        elif self.server.static_dir is not None and head:
+            super().do_HEAD()
+        elif self.server.static_dir is not None:
+            super().do_GET()
+        else:
+            self.send_error(404, "no route")
+
+    def _scripted(self, reply: Reply, record: RecordedRequest, *, head: bool) -> None:
+        if reply.delay and self.server.stopping.wait(reply.delay):
+            self.close_connection = True
+            return
+        if reply.reset:
+            self._reset()
+            return
+        total = len(reply.body) * reply.repeat
+        try:
+            self.send_response(reply.status)
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            if reply.content_length is False:
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            elif reply.content_length is None:
+                if reply.status not in (204, 304):
+                    self.send_header("Content-Length", str(total))
+            else:
+                self.send_header("Content-Length", str(int(reply.content_length)))
+                if int(reply.content_length) != total:
+                    self.close_connection = True  # truncated: hang up after what we have
+            self.end_headers()
+            if reply.body_delay and self.server.stopping.wait(reply.body_delay):
+                self.close_connection = True
+                return
+            if head or reply.status in (204, 304):
+                return
+            for _ in range(reply.repeat):
+                self.wfile.write(reply.body)
+                record.bytes_sent += len(reply.body)
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            record.aborted = True
+            self.close_connection = True
+
+    def _reset(self) -> None:
+        """Close with SO_LINGER 0, so the client sees a TCP RST (ECONNRESET), not a clean FIN."""
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.rfile.close()  # makefile() holds a reference; the fd closes with the last one
+        self.connection.close()
+
+    def finish(self) -> None:
+        with contextlib.suppress(OSError):  # the socket is already gone (reset, hang-up)
+            super().finish()
+
+
+class ScriptedServer:
+    """Handle on a running server: its base URL, routes and the requests it recorded."""
+
+    def __init__(self, server: _Server) -> None:
+        self._server = server
+        host, port = server.server_address[:2]
+        self.host = str(host)
+        self.port = int(port)
+        self.url = f"http://{self.host}:{self.port}"
+
+    def url_for(self, path: str) -> str:
+        return self.url + (path if path.startswith("/") else "/" + path)
+
+    def route(self, path: str, *replies: Reply) -> None:
+        """Script ``path``; replaces any replies not yet consumed."""
+        if not replies:
+            raise ValueError("a route needs at least one reply")
+        with self._server.lock:
+            self._server.routes[path] = list(replies)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._server.lock:
+            return list(self._server.requests)
+
+    def requests_for(self, path: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path == path]
+
+
+@contextmanager
+def serve(
+    routes: Mapping[str, Reply | Sequence[Reply]] | None = None,
+    *,
+    static_dir: str | os.PathLike[str] | None = None,
+) -> Iterator[ScriptedServer]:
+    """Run a server on 127.0.0.1:<free port> in a background thread for the ``with`` block."""
+    server = _Server(Path(static_dir) if static_dir is not None else None)
+    handle = ScriptedServer(server)
+    for path, replies in (routes or {}).items():
+        handle.route(path, *([replies] if isinstance(replies, Reply) else replies))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield handle
+    finally:
+        server.stopping.set()  # wake handlers sleeping in a scripted delay
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def http_server() -> Iterator[ScriptedServer]:
+    """An empty scripted server; add routes with ``http_server.route(path, Reply(...))``."""
+    with serve() as srv:
+        yield srv

@@ -1,0 +1,256 @@
+"""EEE datastore import and export against a real DuckDB file and the real raw store."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from evalhouse.ingest.eee_datastore import export_tree, import_tree
+from evalhouse.ingest.raw_store import RawStore
+from evalhouse.schema.fingerprint import normalized_hash
+from evalhouse.warehouse.db import Warehouse
+
+DEMO_DIR = "formats/eee/demo-source"
+HOSTILE = "'; DROP TABLE score; --"
+
+
+def record_for(model_id: str, score: float = 0.5, bench: str = "demo_bench") -> dict:
+    return {
+        "schema_version": "0.3.0",
+        "evaluation_id": f"c/{model_id}/1",
+        "retrieved_timestamp": "1750000000",
+        "source_metadata": {
+            "source_type": "documentation",
+            "source_organization_name": "Org",
+            "evaluator_relationship": "third_party",
+        },
+        "eval_library": {"name": "lm_eval", "version": "0.4.9"},
+        "model_info": {
+            "name": model_id.rsplit("/", maxsplit=1)[-1],
+            "id": model_id,
+            "developer": "org",
+            "additional_details": {
+                "deployment_type": "unknown",
+                "model_availability": "open_weights",
+            },
+        },
+        "evaluation_results": [
+            {
+                "evaluation_name": bench,
+                "source_data": {"dataset_name": bench, "source_type": "other"},
+                "metric_config": {
+                    "metric_id": "accuracy",
+                    "metric_unit": "proportion",
+                    "lower_is_better": False,
+                    "score_type": "continuous",
+                    "min_score": 0.0,
+                    "max_score": 1.0,
+                },
+                "score_details": {"score": score},
+            }
+        ],
+    }
+
+
+def write(root: Path, rel: str, content: bytes | str | dict) -> Path:
+    path = root / "data" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, dict):
+        content = json.dumps(content)
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return path
+
+
+@pytest.fixture
+def wh(tmp_path: Path):
+    with Warehouse.open(tmp_path / "w.duckdb") as w:
+        yield w
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> RawStore:
+    return RawStore(tmp_path / "raw")
+
+
+def fingerprints(wh: Warehouse) -> set[str]:
+    return {
+        json.loads(r[0]) and normalized_hash(json.loads(r[0]))
+        for r in wh.con.execute("SELECT record FROM evaluation").fetchall()
+    }
+
+
+def test_demo_tree_imports_with_samples_and_raw_bytes(
+    shared: Path, wh: Warehouse, store: RawStore, tmp_path: Path
+) -> None:
+    tree = tmp_path / "tree" / "data"
+    shutil.copytree(shared / DEMO_DIR, tree / "demo-source")
+    summary = import_tree(wh, tmp_path / "tree", store)
+    assert summary.quarantined == 0 and summary.runs[0].status == "completed"
+    row = wh.con.execute(
+        "SELECT evaluation_id, datastore_path, raw_sha256, samples_sha256 FROM evaluation"
+    ).fetchone()
+    assert row[0] == "demo-source/demo-org_demo-model/1750000000"
+    assert row[1].startswith("data/demo-source/demo-org/demo-model/f3a1c0de")
+    assert (
+        store.get(row[2])
+        == (tree / "demo-source/demo-org/demo-model/f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40.json").read_bytes()
+    )
+    assert store.get(row[3]).count(b"\n") >= 1
+    score = wh.con.execute("SELECT benchmark_id, metric_id, raw_value, value, unit FROM score").fetchone()
+    assert score == ("demo_source.demo_bench", "accuracy", 0.75, 0.75, "proportion")
+    assert wh.scalar("SELECT count(*) FROM curation_decision WHERE kind = 'provisional_benchmark'") == 1
+
+
+def test_round_trip_import_export_import_keeps_fingerprints(shared: Path, tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(shared / DEMO_DIR, tree / "data" / "demo-source")
+    for i in range(3):
+        write(
+            tree,
+            f"coll-b/org/model-{i}/{uuid.uuid4()}.json",
+            record_for(f"org/model-{i}", 0.1 * (i + 1)),
+        )
+    with Warehouse.open(tmp_path / "a.duckdb") as a:
+        import_tree(a, tree, RawStore(tmp_path / "raw-a"))
+        first = fingerprints(a)
+        export_tree(a, tmp_path / "out", RawStore(tmp_path / "raw-a"))
+    with Warehouse.open(tmp_path / "b.duckdb") as b:
+        summary = import_tree(b, tmp_path / "out", RawStore(tmp_path / "raw-b"))
+        assert summary.quarantined == 0
+        assert fingerprints(b) == first and len(first) == 4
+    # Exporting the same warehouse twice writes the same bytes.
+    with Warehouse.open(tmp_path / "a.duckdb") as a:
+        export_tree(a, tmp_path / "out2", RawStore(tmp_path / "raw-a"))
+    files = sorted(p.relative_to(tmp_path / "out") for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert files == sorted(
+        p.relative_to(tmp_path / "out2") for p in (tmp_path / "out2").rglob("*") if p.is_file()
+    )
+    for rel in files:
+        assert (tmp_path / "out" / rel).read_bytes() == (tmp_path / "out2" / rel).read_bytes()
+
+
+def test_reimport_adds_nothing_and_logs_each_duplicate(
+    shared: Path, wh: Warehouse, store: RawStore, tmp_path: Path
+) -> None:
+    tree = tmp_path / "tree"
+    write(tree, f"c/org/m/{uuid.uuid4()}.json", record_for("org/m"))
+    import_tree(wh, tree, store)
+    again = copy.deepcopy(record_for("org/m"))
+    again["retrieved_timestamp"] = "1760000000"  # a re-scrape: only the fetch time changed
+    again["evaluation_id"] = "c/org/m/1760000000"
+    write(tree, f"c/org/m/{uuid.uuid4()}.json", again)
+    summary = import_tree(wh, tree, store)
+    assert wh.scalar("SELECT count(*) FROM evaluation") == 1
+    assert wh.scalar("SELECT count(*) FROM score") == 1
+    assert summary.runs[0].report.records_duplicate == 2
+    assert wh.scalar("SELECT count(*) FROM curation_decision WHERE kind = 'exact_duplicate'") == 2
+
+
+def test_bad_files_are_quarantined_and_the_rest_load(
+    wh: Warehouse, store: RawStore, tmp_path: Path, shared: Path
+) -> None:
+    tree = tmp_path / "tree"
+    good = write(tree, f"c/org/good/{uuid.uuid4()}.json", record_for("org/good"))
+    write(tree, f"c/org/notjson/{uuid.uuid4()}.json", "this is not json {")
+    write(tree, f"c/org/empty/{uuid.uuid4()}.json", b"")
+    legacy = json.loads((shared / "formats/eee/example_aggregate.json").read_text())
+    write(tree, f"c/org/legacy/{uuid.uuid4()}.json", legacy)
+    write(
+        tree,
+        f"c/org/nan/{uuid.uuid4()}.json",
+        json.dumps(record_for("org/nan")).replace('"score": 0.5', '"score": NaN'),
+    )
+    invalid = record_for("org/invalid")
+    del invalid["eval_library"]
+    write(tree, f"c/org/invalid/{uuid.uuid4()}.json", invalid)
+    hostile = write(tree, f"c/org/hostile/{uuid.uuid4()}.json", record_for(HOSTILE, 0.25))
+
+    summary = import_tree(wh, tree, store)
+    run = summary.runs[0]
+    assert run.status == "partial"
+    assert run.report.records_loaded == 2 and summary.quarantined == 5
+    rows = wh.con.execute("SELECT locator, reason, raw_sha256 FROM quarantine ORDER BY locator").fetchall()
+    by_dir = {loc.split("/")[3]: reason for loc, reason, _ in rows}
+    assert "not readable as JSON" in by_dir["notjson"]
+    assert "empty file" in by_dir["empty"]
+    assert "'0.2.0'" in by_dir["legacy"] and "0.3.0" in by_dir["legacy"]
+    assert "NaN" in by_dir["nan"]
+    assert "eval_library" in by_dir["invalid"]
+    assert all(sha for *_, sha in rows), "every quarantined file names the raw bytes it came from"
+    # the hostile id is stored verbatim and the score table is intact
+    assert wh.scalar("SELECT model_source_id FROM evaluation WHERE model_name = ?", [HOSTILE]) == HOSTILE
+    assert wh.scalar("SELECT count(*) FROM score") == 2
+    assert (
+        store.get(wh.scalar("SELECT raw_sha256 FROM evaluation WHERE model_source_id = ?", [HOSTILE]))
+        == hostile.read_bytes()
+    )
+    assert good.exists()
+
+
+def test_impossible_values_are_quarantined_not_clamped(
+    wh: Warehouse, store: RawStore, tmp_path: Path
+) -> None:
+    tree = tmp_path / "tree"
+    rec = record_for("org/m")
+    rec["evaluation_results"][0]["metric_config"]["max_score"] = 2.0  # the record's own bounds allow it
+    rec["evaluation_results"][0]["score_details"]["score"] = 1.7
+    write(tree, f"c/org/m/{uuid.uuid4()}.json", rec)
+    import_tree(wh, tree, store)
+    assert wh.scalar("SELECT count(*) FROM score") == 0
+    reason = wh.scalar("SELECT reason FROM quarantine WHERE stage = 'canonicalise'")
+    assert "impossible value" in reason and "1.7" in reason
+
+
+def test_cli_import_exits_nonzero_and_counts_quarantined(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    write(tree, f"c/org/good/{uuid.uuid4()}.json", record_for("org/good"))
+    write(tree, f"c/org/bad/{uuid.uuid4()}.json", "{")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalhouse",
+            "--db",
+            str(tmp_path / "w.duckdb"),
+            "import-eee",
+            str(tree),
+            "--json",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    out = json.loads(proc.stdout)
+    assert out["records_loaded"] == 1 and out["quarantined"] == 1
+    assert "1 item(s) quarantined" in proc.stderr
+
+
+@pytest.mark.conformance
+def test_exported_tree_passes_the_eee_validator(shared: Path, tmp_path: Path) -> None:
+    pytest.importorskip("every_eval_ever", reason="the every-eval-ever test extra is not installed")
+    tree = tmp_path / "tree"
+    shutil.copytree(shared / DEMO_DIR, tree / "data" / "demo-source")
+    for i in range(2):
+        write(tree, f"coll-b/org/model-{i}/{uuid.uuid4()}.json", record_for(f"org/model-{i}"))
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        import_tree(wh, tree, RawStore(tmp_path / "raw"))
+        export_tree(wh, tmp_path / "out", RawStore(tmp_path / "raw"))
+    files = [str(p) for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    proc = subprocess.run(
+        [sys.executable, "-m", "every_eval_ever", "validate", *files],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path / "out",
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -1,0 +1,34 @@
+"""The content-addressed raw store."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from evalhouse.ingest.raw_store import RawStore, RawStoreError
+
+
+def test_same_bytes_are_stored_once_but_every_fetch_is_listed(tmp_path: Path) -> None:
+    store = RawStore(tmp_path / "raw")
+    a = store.put(b"a,b\n1,2\n", source_key="s", url="https://x/a.csv", content_type="text/csv")
+    b = store.put(b"a,b\n1,2\n", source_key="s", url="https://mirror/a.csv", content_type="text/csv")
+    assert a.sha256 == b.sha256 == hashlib.sha256(b"a,b\n1,2\n").hexdigest()
+    assert not a.duplicate and b.duplicate
+    assert len([p for p in (tmp_path / "raw").rglob("*") if p.is_file() and p.name != "manifest.jsonl"]) == 1
+    lines = [json.loads(line) for line in store.manifest_path.read_text().splitlines()]
+    assert [line["url"] for line in lines] == ["https://x/a.csv", "https://mirror/a.csv"]
+    assert a.storage_path.endswith(".csv") and store.get(a.sha256) == b"a,b\n1,2\n"
+
+
+def test_a_corrupted_file_is_detected_not_parsed(tmp_path: Path) -> None:
+    store = RawStore(tmp_path / "raw")
+    entry = store.put(b'{"x": 1}', source_key="s", url="https://x/a", content_type="application/json")
+    (store.root / entry.storage_path).write_bytes(b'{"x": 2}')
+    with pytest.raises(RawStoreError, match="no longer matches"):
+        store.get(entry.sha256)
+    assert [p for p, _ in store.verify()] == [entry.storage_path]
+    with pytest.raises(RawStoreError, match="not in the raw store"):
+        store.get("0" * 64)

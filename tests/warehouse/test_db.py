@@ -1,0 +1,143 @@
+"""The warehouse file: migrations, views, transactions and the writer lock, on real DuckDB files."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from evalhouse.warehouse.db import (
+    MigrationError,
+    Warehouse,
+    WarehouseError,
+    WarehouseLocked,
+    migrations,
+    views,
+)
+
+TABLES = {
+    "source",
+    "raw_snapshot",
+    "ingest_run",
+    "evaluation",
+    "score",
+    "developer",
+    "model_family",
+    "base_model",
+    "model_config",
+    "model_alias",
+    "benchmark",
+    "metric",
+    "quarantine",
+    "curation_decision",
+    "snapshot",
+    "analysis_run",
+}
+
+
+def test_fresh_file_gets_every_table_and_records_migrations(tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    with Warehouse.open(db) as wh:
+        tables = {
+            r[0]
+            for r in wh.con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+            ).fetchall()
+        }
+        assert tables >= TABLES
+        rows = wh.con.execute("SELECT version, name, sha256 FROM _migrations ORDER BY version").fetchall()
+        assert [(v, n, s) for v, n, s in rows] == [(m.version, m.name, m.sha256) for m in migrations()]
+    with Warehouse.open(db) as wh:  # idempotent: nothing new to apply
+        assert wh.migrate() == []
+
+
+def test_every_view_creates_in_an_empty_warehouse(tmp_path: Path) -> None:
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        names = {
+            r[0] for r in wh.con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+        }
+        for name, _ in views():
+            assert name in names
+            wh.con.execute(f"SELECT * FROM {name} LIMIT 0")
+
+
+def test_an_edited_applied_migration_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    Warehouse.open(db).close()
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE _migrations SET sha256 = 'edited' WHERE version = 1")
+    con.close()
+    with pytest.raises(MigrationError, match="edited after it was applied"):
+        Warehouse.open(db)
+
+
+def test_a_newer_warehouse_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    Warehouse.open(db).close()
+    con = duckdb.connect(str(db))
+    con.execute("INSERT INTO _migrations VALUES (9999, 'future', 'x', now())")
+    con.close()
+    with pytest.raises(MigrationError, match="does not know"):
+        Warehouse.open(db)
+
+
+def test_transaction_rolls_back_on_error(tmp_path: Path) -> None:
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        with pytest.raises(RuntimeError), wh.transaction() as con:
+            con.execute("INSERT INTO source (source_key, name, kind) VALUES ('a', 'A', 'api')")
+            raise RuntimeError("crash mid-load")
+        assert wh.scalar("SELECT count(*) FROM source") == 0
+
+
+def test_second_writer_in_the_same_process_is_told_who_holds_the_lock(tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    with (
+        Warehouse.open(db),
+        pytest.raises(WarehouseLocked, match=r"warehouse is locked by pid \d+ since \d{4}-"),
+    ):
+        Warehouse.open(db)
+    Warehouse.open(db).close()  # released on close
+
+
+def test_second_writer_process_gets_a_clear_error_and_changes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    script = textwrap.dedent(
+        f"""
+        from evalhouse.warehouse.db import Warehouse, WarehouseLocked
+        try:
+            Warehouse.open({str(db)!r})
+        except WarehouseLocked as exc:
+            print(exc)
+            raise SystemExit(3)
+        """
+    )
+    with Warehouse.open(db) as wh:
+        wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('a', 'A', 'api')")
+        proc = subprocess.run(
+            [sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 3, proc.stderr
+        assert "warehouse is locked by pid" in proc.stdout and "since" in proc.stdout
+        reader = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"from evalhouse.warehouse.db import Warehouse\nWarehouse.open({str(db)!r}, read_only=True)",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert reader.returncode != 0 and "warehouse is locked by" in reader.stderr
+    with Warehouse.open(db, read_only=True) as wh:
+        assert wh.scalar("SELECT count(*) FROM source") == 1
+
+
+def test_read_only_open_of_a_missing_file_says_what_to_run(tmp_path: Path) -> None:
+    with pytest.raises(WarehouseError, match="evalhouse migrate"):
+        Warehouse.open(tmp_path / "absent.duckdb", read_only=True)

@@ -23,9 +23,12 @@ $(STAMP): pyproject.toml requirements.lock
 
 venv: $(STAMP) ## create .venv and install the pinned dependencies
 
-run: $(STAMP) ## the nightly refresh on the embedded default (./warehouse.duckdb); MIRROR=dir|url replays pinned payloads
-	$(BIN)/evalhouse --db $(DB) migrate
+run: $(STAMP) ## the nightly refresh into ./warehouse.duckdb; MIRROR=dir|url replays pinned payloads (see 'make mirror')
+	$(BIN)/evalhouse --db $(DB) refresh $(if $(MIRROR),--mirror $(MIRROR))
 	$(BIN)/evalhouse --db $(DB) stats
+
+mirror: $(STAMP) ## build a replay mirror in build/mirror from ../shared, for offline runs: make run MIRROR=build/mirror
+	$(BIN)/evalhouse mirror from-shared build/mirror
 
 test: $(STAMP) ## run the test suite (reads ../shared when present)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -49,4 +52,4 @@ lock: ## re-resolve requirements.lock from pyproject.toml in a scratch venv
 clean: ## remove the venv and caches (keeps the warehouse)
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
 
-.PHONY: help venv run test lint format bench lock clean
+.PHONY: help venv run mirror test lint format bench lock clean

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalhouse.ingest.ledger import RunResult, SourceRow, run_load
+from evalhouse.ingest.ledger import AfterLoad, RunResult, SourceRow, run_load
 from evalhouse.ingest.raw_store import RawEntry, RawStore
 from evalhouse.schema.eee import SCHEMA_VERSION, InstanceRecord
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
@@ -168,9 +168,7 @@ class _TreeReader:
             )
         return items
 
-    def _samples(
-        self, path: Path, record: Any, items: list[ParseItem]
-    ) -> tuple[list[dict] | None, str | None]:
+    def _samples(self, path: Path, record: Any, items: list[ParseItem]) -> tuple[list[dict] | None, str | None]:
         """Validate the companion ``_samples.jsonl``; bad lines become failures in ``items``."""
         samples_path = path.with_name(path.stem + "_samples.jsonl")
         if not samples_path.exists():
@@ -196,7 +194,7 @@ class _TreeReader:
         return rows, entry.sha256
 
 
-def import_tree(wh: Warehouse, root: Path, store: RawStore) -> ImportSummary:
+def import_tree(wh: Warehouse, root: Path, store: RawStore, *, after_load: AfterLoad | None = None) -> ImportSummary:
     """Import every collection under ``root``; one run (one transaction) per collection."""
     root = Path(root)
     if not root.is_dir():
@@ -205,17 +203,14 @@ def import_tree(wh: Warehouse, root: Path, store: RawStore) -> ImportSummary:
     by_collection, outside = _aggregate_files(data_root)
     if not by_collection:
         raise DatastoreError(
-            f"no records under {data_root} in the datastore layout "
-            "<collection>/<developer>/<model>/<uuid>.json"
+            f"no records under {data_root} in the datastore layout <collection>/<developer>/<model>/<uuid>.json"
         )
     summary = ImportSummary(outside_layout=outside)
     for collection, paths in by_collection.items():
         source_key = collection_source_key(collection)
         reader = _TreeReader(data_root, store, source_key)
         items = reader.items(paths)
-        source = SourceRow(
-            source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None
-        )
+        source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
         summary.runs.append(
             run_load(
                 wh,
@@ -226,6 +221,7 @@ def import_tree(wh: Warehouse, root: Path, store: RawStore) -> ImportSummary:
                 collection=collection,
                 allow_provisional=True,
                 details={"root": str(root), "collection": collection},
+                after_load=after_load,
             )
         )
     return summary

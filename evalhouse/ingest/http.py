@@ -63,9 +63,7 @@ __all__ = [
 
 logger = logging.getLogger("evalhouse.http")
 
-FetchErrorKind = Literal[
-    "timeout", "connection", "http_status", "too_large", "too_many_redirects", "invalid_url"
-]
+FetchErrorKind = Literal["timeout", "connection", "http_status", "too_large", "too_many_redirects", "invalid_url"]
 
 REDACTED = "[REDACTED]"
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -309,12 +307,9 @@ class FetchRequest:
     def redacted_params(self) -> dict[str, dict[str, str]]:
         """What was asked for, safe to store: params and headers with secret values masked."""
         return {
-            "params": {
-                k: REDACTED if is_secret_param(k, self.secret_params) else v for k, v in self.params.items()
-            },
+            "params": {k: REDACTED if is_secret_param(k, self.secret_params) else v for k, v in self.params.items()},
             "headers": {
-                k: REDACTED if is_secret_header(k, self.secret_headers) else v
-                for k, v in self.headers.items()
+                k: REDACTED if is_secret_header(k, self.secret_headers) else v for k, v in self.headers.items()
             },
         }
 
@@ -373,9 +368,7 @@ class FetchResult:
         )
 
 
-def _rebuild_fetch_error(
-    message: str, kind: FetchErrorKind, url: str, status: int | None, attempts: int
-) -> FetchError:
+def _rebuild_fetch_error(message: str, kind: FetchErrorKind, url: str, status: int | None, attempts: int) -> FetchError:
     return FetchError(message, kind=kind, url=url, status=status, attempts=attempts)
 
 
@@ -682,9 +675,7 @@ class HttpClient:
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise self._error(f"no such file: {shown}", kind="http_status", url=shown, status=404) from None
         except PermissionError:
-            raise self._error(
-                f"permission denied: {shown}", kind="http_status", url=shown, status=403
-            ) from None
+            raise self._error(f"permission denied: {shown}", kind="http_status", url=shown, status=403) from None
         except _TooLarge:
             raise self._error(
                 f"{shown} is larger than max_bytes={self.max_bytes}", kind="too_large", url=shown
@@ -763,11 +754,7 @@ class HttpClient:
                     if status in REDIRECT_STATUSES and location:
                         url, shown = self._next_hop(req, response, location, shown, attempt)
                         if _origin(url) != origin:  # never hand credentials to another host
-                            headers = {
-                                k: v
-                                for k, v in headers.items()
-                                if not is_secret_header(k, req.secret_headers)
-                            }
+                            headers = {k: v for k, v in headers.items() if not is_secret_header(k, req.secret_headers)}
                         logger.debug("redirect %d (hop %d) -> %s", status, hop + 1, shown)
                         continue
                     return self._finish(

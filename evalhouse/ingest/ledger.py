@@ -21,13 +21,18 @@ from typing import Any, Literal
 import duckdb
 
 from evalhouse import __version__
+from evalhouse.curation.decisions import record_decisions
 from evalhouse.curation.registry import load_registry
+from evalhouse.curation.sync import sync_registry
 from evalhouse.ingest.raw_store import RawEntry
 from evalhouse.schema.records import ParseItem
-from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.db import Warehouse, first_row
 from evalhouse.warehouse.load import Loader, LoadReport, insert_rows
 
 RunStatus = Literal["completed", "partial", "failed", "unchanged"]
+#: Runs inside a load's transaction after the rows are in (the expectations checkpoint); raising
+#: rolls the load back.
+AfterLoad = Callable[[duckdb.DuckDBPyConnection, "RunResult"], None]
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,7 @@ class RunResult:
     error: str | None = None
     duration_s: float = 0.0
     payload_sha256: str | None = None
+    decisions: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         r = self.report
@@ -67,6 +73,7 @@ class RunResult:
                 "in_duplicate_records": r.scores_in_duplicates,
             },
             "quarantine_reasons": dict(r.reasons.most_common(10)),
+            "decisions": self.decisions,
             "error": self.error,
             "duration_s": round(self.duration_s, 3),
         }
@@ -152,7 +159,7 @@ def run_load(
     allow_provisional: bool = False,
     run_id: str | None = None,
     details: dict[str, Any] | None = None,
-    after_load: Callable[[duckdb.DuckDBPyConnection, RunResult], None] | None = None,
+    after_load: AfterLoad | None = None,
     records_fp: str | None = None,
     payload_sha256: str | None = None,
     replace_source: bool = False,
@@ -178,6 +185,7 @@ def run_load(
         with wh.transaction() as con:
             register_source(con, source)
             record_fetches(con, entries, run_id)
+            sync_registry(con)
             if replace_source:
                 remove_parsed_rows(con, source.source_key)
             loader = Loader(
@@ -192,9 +200,10 @@ def run_load(
             result.status = _status(result.report)
             if result.status == "failed":
                 result.error = (
-                    result.error
-                    or "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
+                    result.error or "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
                 )
+            if result.status != "failed":
+                result.decisions = record_decisions(con, run_id)
             result.duration_s = time.perf_counter() - t0
             if after_load is not None:
                 after_load(con, result)
@@ -216,9 +225,17 @@ def run_load(
         rolled_back = result.report.as_dict()
         result.report = LoadReport()
         return record_run(
-            wh, source=source, trigger=trigger, run_id=run_id, status="failed", entries=entries,
-            error=result.error, duration_s=result.duration_s, parser_version=parser_version,
-            details={**(details or {}), "rolled_back": rolled_back}, started_at=started_at,
+            wh,
+            source=source,
+            trigger=trigger,
+            run_id=run_id,
+            status="failed",
+            entries=entries,
+            error=result.error,
+            duration_s=result.duration_s,
+            parser_version=parser_version,
+            details={**(details or {}), "rolled_back": rolled_back},
+            started_at=started_at,
         )
 
 
@@ -247,15 +264,24 @@ def record_run(
 ) -> RunResult:
     """Record a run that loaded nothing (failed before loading, or unchanged) with its fetches."""
     result = RunResult(
-        run_id, source.source_key, status, error=error, duration_s=duration_s,
+        run_id,
+        source.source_key,
+        status,
+        error=error,
+        duration_s=duration_s,
         payload_sha256=payload_digest(entries) if entries else None,
     )
     with wh.transaction() as con:
         register_source(con, source)
         record_fetches(con, entries, run_id)
         _insert_run(
-            con, result, trigger=trigger, started_at=started_at or datetime.now(UTC),
-            parser_version=parser_version, records_fp=None, details=details,
+            con,
+            result,
+            trigger=trigger,
+            started_at=started_at or datetime.now(UTC),
+            parser_version=parser_version,
+            records_fp=None,
+            details=details,
         )
     return result
 
@@ -272,12 +298,13 @@ def _status(report: LoadReport) -> RunStatus:
 
 def last_completed_run(con: duckdb.DuckDBPyConnection, source_key: str) -> dict[str, Any] | None:
     """The newest run of ``source_key`` that loaded data (completed or partial)."""
-    row = con.execute(
+    row = first_row(
+        con,
         "SELECT run_id, payload_sha256, records_fingerprint, finished_at FROM ingest_run"
         " WHERE source_key = ? AND status IN ('completed', 'partial')"
         " ORDER BY finished_at DESC LIMIT 1",
         [source_key],
-    ).fetchone()
+    )
     if row is None:
         return None
     return {

@@ -72,9 +72,7 @@ def mirror_relpath(original_url: str, *, secret_params: Iterable[str] = ()) -> P
     if not segments or parts.path.endswith("/"):
         segments.append(INDEX_NAME)
     kept = sorted(
-        (k, v)
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if not is_secret_param(k, secret_params)
+        (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not is_secret_param(k, secret_params)
     )
     if kept:
         digest = hashlib.sha256(urlencode(kept).encode("utf-8")).hexdigest()[:16]
@@ -100,9 +98,7 @@ def _mirror_dir(mirror: str | os.PathLike[str]) -> Path | None:
     return Path(text).expanduser().resolve()
 
 
-def mirror_url(
-    original_url: str, mirror: str | os.PathLike[str], *, secret_params: Iterable[str] = ()
-) -> str:
+def mirror_url(original_url: str, mirror: str | os.PathLike[str], *, secret_params: Iterable[str] = ()) -> str:
     """Where ``original_url`` lives in ``mirror``: a ``file://`` URL for a directory mirror, an
     ``http(s)://`` URL under the base for a URL mirror; non-http(s) URLs come back unchanged.
     """

@@ -24,9 +24,7 @@ from typing import Literal, Protocol
 from evalhouse.ingest.http import FetchRequest
 from evalhouse.schema.records import ParseItem
 
-SourceKind = Literal[
-    "leaderboard", "api", "paper", "model_card", "harness_log", "eee_datastore", "aggregator_export"
-]
+SourceKind = Literal["leaderboard", "api", "paper", "model_card", "harness_log", "eee_datastore", "aggregator_export"]
 Cadence = Literal["hourly", "daily", "weekly", "monthly", "manual"]
 KEY_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 

@@ -25,9 +25,7 @@ RELEASE_DATE = "release_date"
 RELEASE_DATE_PRECISION = "evalhouse.release_date_precision"
 RELEASE_DATE_KIND = "evalhouse.release_date_kind"
 
-EvaluatedBy = (
-    str  # model_developer | benchmark_creator | independent_evaluator | aggregator | community | unknown
-)
+EvaluatedBy = str  # model_developer | benchmark_creator | independent_evaluator | aggregator | community | unknown
 EVALUATED_BY_VALUES = (
     "model_developer",
     "benchmark_creator",

@@ -93,9 +93,7 @@ def test_demo_tree_imports_with_samples_and_raw_bytes(
     shutil.copytree(shared / DEMO_DIR, tree / "demo-source")
     summary = import_tree(wh, tmp_path / "tree", store)
     assert summary.quarantined == 0 and summary.runs[0].status == "completed"
-    row = wh.con.execute(
-        "SELECT evaluation_id, datastore_path, raw_sha256, samples_sha256 FROM evaluation"
-    ).fetchone()
+    row = wh.con.execute("SELECT evaluation_id, datastore_path, raw_sha256, samples_sha256 FROM evaluation").fetchone()
     assert row[0] == "demo-source/demo-org_demo-model/1750000000"
     assert row[1].startswith("data/demo-source/demo-org/demo-model/f3a1c0de")
     assert (
@@ -129,9 +127,7 @@ def test_round_trip_import_export_import_keeps_fingerprints(shared: Path, tmp_pa
     with Warehouse.open(tmp_path / "a.duckdb") as a:
         export_tree(a, tmp_path / "out2", RawStore(tmp_path / "raw-a"))
     files = sorted(p.relative_to(tmp_path / "out") for p in (tmp_path / "out").rglob("*") if p.is_file())
-    assert files == sorted(
-        p.relative_to(tmp_path / "out2") for p in (tmp_path / "out2").rglob("*") if p.is_file()
-    )
+    assert files == sorted(p.relative_to(tmp_path / "out2") for p in (tmp_path / "out2").rglob("*") if p.is_file())
     for rel in files:
         assert (tmp_path / "out" / rel).read_bytes() == (tmp_path / "out2" / rel).read_bytes()
 
@@ -194,9 +190,7 @@ def test_bad_files_are_quarantined_and_the_rest_load(
     assert good.exists()
 
 
-def test_impossible_values_are_quarantined_not_clamped(
-    wh: Warehouse, store: RawStore, tmp_path: Path
-) -> None:
+def test_impossible_values_are_quarantined_not_clamped(wh: Warehouse, store: RawStore, tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     rec = record_for("org/m")
     rec["evaluation_results"][0]["metric_config"]["max_score"] = 2.0  # the record's own bounds allow it

@@ -422,9 +422,7 @@ def log_texts(caplog: pytest.LogCaptureFixture) -> list[str]:
     return texts
 
 
-def test_secrets_are_sent_but_never_recorded(
-    server: ScriptedServer, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_secrets_are_sent_but_never_recorded(server: ScriptedServer, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     server.route("/api", Reply(200, b"{}", headers={"Content-Type": "application/json"}))
     request = secret_request(server.url_for("/api"))

@@ -1,0 +1,40 @@
+"""The source catalog: an explicit list of source modules, checked against the folder.
+
+Listing modules explicitly (instead of discovering whatever sits in ``sources/``) means a
+half-written module never runs in the nightly job by accident; ``tests/ingest/test_catalog.py``
+checks the list and the folder agree both ways, so a module is never forgotten either.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+
+from evalhouse.ingest.source import SourceModule, SourceSpecError
+
+#: Module names under ``evalhouse.ingest.sources``, in the order a refresh runs them.
+SOURCES: tuple[str, ...] = ("epoch_benchmarks", "artificial_analysis")
+
+
+@cache
+def catalog() -> dict[str, SourceModule]:
+    """``{source key: module}``; raises if a module breaks the source contract."""
+    found: dict[str, SourceModule] = {}
+    for name in SOURCES:
+        module = importlib.import_module(f"evalhouse.ingest.sources.{name}")
+        spec = getattr(module, "SOURCE", None)
+        if spec is None or not callable(getattr(module, "plan", None)) or not callable(getattr(module, "parse", None)):
+            raise SourceSpecError(f"evalhouse.ingest.sources.{name} must export SOURCE, plan() and parse()")
+        if spec.module_name != name:
+            raise SourceSpecError(f"source key {spec.key!r} does not match its module {name!r}")
+        if spec.key in found:
+            raise SourceSpecError(f"two modules declare source key {spec.key!r}")
+        found[spec.key] = module  # type: ignore[assignment]
+    return found
+
+
+def get_source(key: str) -> SourceModule:
+    sources = catalog()
+    if key not in sources:
+        raise KeyError(f"unknown source {key!r}; known: {', '.join(sources)}")
+    return sources[key]

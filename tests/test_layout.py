@@ -14,9 +14,7 @@ def test_subpackage_exists_and_imports(sub: str) -> None:
     importlib.import_module(f"evalhouse.{sub}")
 
 
-@pytest.mark.parametrize(
-    "path", ["tests", "benchmarks", "Makefile", "README.md", "pyproject.toml", ".ci/run"]
-)
+@pytest.mark.parametrize("path", ["tests", "benchmarks", "Makefile", "README.md", "pyproject.toml", ".ci/run"])
 def test_root_files(path: str) -> None:
     assert (REPO / path).exists(), f"{path} is missing at the repository root"
 

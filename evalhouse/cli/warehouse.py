@@ -28,9 +28,7 @@ def migrate(ctx: typer.Context, json_out: JsonFlag = False) -> None:
     if json_out:
         emit_json({"db": str(path), "schema_version": version, "applied": applied})
     else:
-        out.print(
-            f"{path}: schema version {version}" + (f" (applied {', '.join(applied)})" if applied else "")
-        )
+        out.print(f"{path}: schema version {version}" + (f" (applied {', '.join(applied)})" if applied else ""))
 
 
 def stats(ctx: typer.Context, json_out: JsonFlag = False) -> None:
@@ -70,6 +68,10 @@ def import_eee(
         Path,
         typer.Argument(help="An EEE datastore tree: data/<collection>/<developer>/<model>/<uuid>.json"),
     ],
+    skip_validation: Annotated[
+        bool,
+        typer.Option("--skip-validation", help="Do not run the expectations checkpoint after each load."),
+    ] = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Load an Every Eval Ever datastore tree (aggregates + samples) into the warehouse.
@@ -78,10 +80,13 @@ def import_eee(
     transaction. Files that are not valid EEE 0.3.0 records are quarantined with their path,
     sha256 and the validation error; the rest still load; the exit code is 1 if any were.
     """
+    from evalhouse.cli.ingest import checkpoint
+
     path = db_path(ctx)
+    after_load = checkpoint(skip_validation)
     try:
         with Warehouse.open(path) as wh:
-            summary = import_tree(wh, directory, RawStore(raw_store_path(path)))
+            summary = import_tree(wh, directory, RawStore(raw_store_path(path)), after_load=after_load)
     except (WarehouseError, DatastoreError) as exc:
         raise fail(str(exc)) from exc
     data = summary.as_dict()
@@ -101,9 +106,7 @@ def import_eee(
                 + ", ".join(summary.outside_layout[:10])
             )
     if summary.quarantined:
-        console.print(
-            f"[yellow]{summary.quarantined} item(s) quarantined[/] — see 'evalhouse quarantine list'"
-        )
+        console.print(f"[yellow]{summary.quarantined} item(s) quarantined[/] — see 'evalhouse quarantine list'")
         raise typer.Exit(1)
     if summary.failed:
         raise typer.Exit(1)
@@ -111,9 +114,7 @@ def import_eee(
 
 def export_eee(
     ctx: typer.Context,
-    directory: Annotated[
-        Path, typer.Argument(help="Output folder; records go to <DIR>/data/<collection>/...")
-    ],
+    directory: Annotated[Path, typer.Argument(help="Output folder; records go to <DIR>/data/<collection>/...")],
     json_out: JsonFlag = False,
 ) -> None:
     """Write the warehouse's records as an EEE datastore tree.
@@ -129,9 +130,7 @@ def export_eee(
     if json_out:
         emit_json({"written": summary.written, "samples": summary.samples, "skipped": summary.skipped})
     else:
-        out.print(
-            f"wrote {summary.written} records and {summary.samples} samples files under {directory}/data"
-        )
+        out.print(f"wrote {summary.written} records and {summary.samples} samples files under {directory}/data")
     if summary.skipped:
         for eval_id, reason in summary.skipped:
             console.print(f"[yellow]skipped[/] {eval_id}: {reason}")

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalhouse.curation.registry import Benchmark, Metric, Registry, normalise_alias
+from evalhouse.curation.registry import Benchmark, Metric, Registry, normalise_alias, scale
 
 #: ``generation_config.additional_details`` keys that change what a score measures. Two scores
 #: that differ in one of these are different cells; the harness is *not* one of them (a harness
@@ -88,65 +88,61 @@ def setup_key(setup: dict[str, str]) -> str:
     return ";".join(f"{k}={setup[k]}" for k in sorted(setup))
 
 
+@dataclass(frozen=True)
+class _Group:
+    """Everything about a result that does not depend on its value, resolved once per group.
+
+    A nightly refresh has 10^4-10^5 results but only a few hundred distinct (source, benchmark
+    name, metric, unit, bounds) combinations, so the registry lookups, alias normalisation and
+    unit resolution run per combination; per result only a multiply and two comparisons remain.
+    """
+
+    benchmark: Benchmark | None = None
+    metric: Metric | None = None
+    raw_unit: str | None = None
+    factor: float = 1.0
+    declared_bounds: tuple[float | None, float | None] = (None, None)
+    steps: tuple[str, ...] = ()
+    provisional_benchmark: Benchmark | None = None
+    provisional_metric: Metric | None = None
+    rejection: str | None = None
+
+
 class Canonicaliser:
     """Maps results through a :class:`Registry`; ``allow_provisional`` for self-describing imports."""
 
     def __init__(self, registry: Registry, *, allow_provisional: bool = False) -> None:
         self.registry = registry
         self.allow_provisional = allow_provisional
+        self._groups: dict[tuple[Any, ...], _Group] = {}
 
     def canonicalise(
         self, result: dict[str, Any], *, source_key: str, collection: str | None = None
     ) -> CanonicalScore | Rejection:
-        names = benchmark_names(result)
-        benchmark_raw = names[0] if names else ""
+        source_data = result.get("source_data") or {}
         config = result.get("metric_config") or {}
+        names = tuple(n for n in (source_data.get("dataset_name"), result.get("evaluation_name")) if n)
+        key = (
+            source_key,
+            collection,
+            names,
+            config.get("metric_id"),
+            config.get("metric_kind"),
+            config.get("metric_name"),
+            config.get("metric_unit"),
+            config.get("min_score"),
+            config.get("max_score"),
+            config.get("lower_is_better"),
+        )
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = self._resolve(names, config, source_key, collection)
+        benchmark_raw = names[0] if names else ""
         metric_raw = config.get("metric_id") or config.get("metric_name") or config.get("metric_kind")
-        steps: list[str] = []
-
-        bench, provisional_bench = self._benchmark(names, source_key, collection)
-        if bench is None:
-            return Rejection(
-                f"unmapped benchmark {benchmark_raw!r} from source {source_key}: add it (or an alias) "
-                "to evalhouse/curation/registries/benchmarks.yaml",
-                benchmark_raw,
-                metric_raw,
-            )
-        steps.append(
-            f"benchmark {benchmark_raw!r} -> {bench.id}" + (" (provisional)" if provisional_bench else "")
-        )
-
-        metric = self.registry.metric_for(
-            config.get("metric_id"), config.get("metric_kind"), config.get("metric_name")
-        )
-        provisional_metric = None
-        if metric is None and self.allow_provisional:
-            metric = provisional_metric = self._provisional_metric(config, collection or source_key)
-        if metric is None:
-            return Rejection(
-                f"unmapped metric {metric_raw!r} (kind {config.get('metric_kind')!r}) from source "
-                f"{source_key}: add an alias to evalhouse/curation/registries/metrics.yaml",
-                benchmark_raw,
-                metric_raw,
-            )
-        steps.append(f"metric {metric_raw!r} -> {metric.id} ({metric.kind}, {metric.unit})")
-
-        declared_lib = config.get("lower_is_better")
-        if declared_lib is not None and bool(declared_lib) != metric.lower_is_better:
-            return Rejection(
-                f"direction conflict: the record says lower_is_better={declared_lib} but metric "
-                f"{metric.id} is {'lower' if metric.lower_is_better else 'higher'}-is-better",
-                benchmark_raw,
-                metric_raw,
-            )
-
+        if group.rejection is not None:
+            return Rejection(group.rejection, benchmark_raw, metric_raw)
         raw_value = float(result["score_details"]["score"])
-        raw_unit, why = self._raw_unit(config, metric)
-        if raw_unit is None:
-            return Rejection(why, benchmark_raw, metric_raw, {"value": raw_value})
-        steps.append(why)
-
-        lo_decl, hi_decl = _bound(config.get("min_score")), _bound(config.get("max_score"))
+        lo_decl, hi_decl = group.declared_bounds
         if (lo_decl is not None and raw_value < lo_decl - EPSILON) or (
             hi_decl is not None and raw_value > hi_decl + EPSILON
         ):
@@ -157,43 +153,91 @@ class Canonicaliser:
                 metric_raw,
                 {"value": raw_value},
             )
-
-        value = self.registry.convert(raw_value, raw_unit, metric.unit)
-        if value is None:
-            return Rejection(
-                f"no conversion from unit {raw_unit!r} to {metric.unit!r} for metric {metric.id} "
-                f"(value {raw_value!r}); native-scale metrics are never rescaled",
-                benchmark_raw,
-                metric_raw,
-                {"value": raw_value},
-            )
-        factor = 1.0 if raw_value == 0 or raw_unit == metric.unit else value / raw_value
-        if raw_unit != metric.unit:
-            steps.append(f"{raw_value!r} {raw_unit} -> {value!r} {metric.unit} (x{factor:g})")
-
+        metric = group.metric
+        value = scale(raw_value, group.factor)
         lo, hi = metric.bounds
         if (lo is not None and value < lo - EPSILON) or (hi is not None and value > hi + EPSILON):
             return Rejection(
-                f"impossible value: {raw_value!r} {raw_unit} is {value!r} {metric.unit}, outside "
+                f"impossible value: {raw_value!r} {group.raw_unit} is {value!r} {metric.unit}, outside "
                 f"{metric.id}'s bounds [{lo}, {hi}]; not clamped",
                 benchmark_raw,
                 metric_raw,
                 {"value": raw_value, "canonical": value},
             )
-        steps.append(
-            f"within bounds [{lo}, {hi}]; {'lower' if metric.lower_is_better else 'higher'} is better"
-        )
         return CanonicalScore(
-            benchmark_id=bench.id,
+            benchmark_id=group.benchmark.id,
             benchmark_raw=benchmark_raw,
             metric_id=metric.id,
             metric_raw=metric_raw,
             raw_value=raw_value,
-            raw_unit=raw_unit,
+            raw_unit=group.raw_unit,
             value=value,
             unit=metric.unit,
             lower_is_better=metric.lower_is_better,
+            factor=group.factor,
+            steps=group.steps,
+            provisional_benchmark=group.provisional_benchmark,
+            provisional_metric=group.provisional_metric,
+        )
+
+    def _resolve(
+        self, names: tuple[str, ...], config: dict[str, Any], source_key: str, collection: str | None
+    ) -> _Group:
+        benchmark_raw = names[0] if names else ""
+        metric_raw = config.get("metric_id") or config.get("metric_name") or config.get("metric_kind")
+        bench, provisional_bench = self._benchmark(list(names), source_key, collection)
+        if bench is None:
+            return _Group(
+                rejection=(
+                    f"unmapped benchmark {benchmark_raw!r} from source {source_key}: add it (or an alias) "
+                    "to evalhouse/curation/registries/benchmarks.yaml"
+                )
+            )
+        steps = [f"benchmark {benchmark_raw!r} -> {bench.id}" + (" (provisional)" if provisional_bench else "")]
+        metric = self.registry.metric_for(config.get("metric_id"), config.get("metric_kind"), config.get("metric_name"))
+        provisional_metric = None
+        if metric is None and self.allow_provisional:
+            metric = provisional_metric = self._provisional_metric(config, collection or source_key)
+        if metric is None:
+            return _Group(
+                rejection=(
+                    f"unmapped metric {metric_raw!r} (kind {config.get('metric_kind')!r}) from source "
+                    f"{source_key}: add an alias to evalhouse/curation/registries/metrics.yaml"
+                )
+            )
+        steps.append(f"metric {metric_raw!r} -> {metric.id} ({metric.kind}, {metric.unit})")
+        declared_lib = config.get("lower_is_better")
+        if declared_lib is not None and bool(declared_lib) != metric.lower_is_better:
+            return _Group(
+                rejection=(
+                    f"direction conflict: the record says lower_is_better={declared_lib} but metric "
+                    f"{metric.id} is {'lower' if metric.lower_is_better else 'higher'}-is-better"
+                )
+            )
+        raw_unit, why = self._raw_unit(config, metric)
+        if raw_unit is None:
+            return _Group(rejection=why)
+        steps.append(why)
+        factor = self.registry.convert(1.0, raw_unit, metric.unit)
+        if factor is None:
+            return _Group(
+                rejection=(
+                    f"no conversion from unit {raw_unit!r} to {metric.unit!r} for metric {metric.id}; "
+                    "native-scale metrics are never rescaled"
+                )
+            )
+        if raw_unit != metric.unit:
+            steps.append(f"{raw_unit} -> {metric.unit}: x{factor:g}")
+        lo, hi = metric.bounds
+        steps.append(
+            f"within bounds [{lo}, {hi}] {metric.unit}; {'lower' if metric.lower_is_better else 'higher'} is better"
+        )
+        return _Group(
+            benchmark=bench,
+            metric=metric,
+            raw_unit=raw_unit,
             factor=factor,
+            declared_bounds=(_bound(config.get("min_score")), _bound(config.get("max_score"))),
             steps=tuple(steps),
             provisional_benchmark=provisional_bench,
             provisional_metric=provisional_metric,

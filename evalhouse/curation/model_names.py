@@ -386,9 +386,7 @@ def _format_b(value: float) -> str:
     return f"{value:g}b"
 
 
-def _assign_params(
-    tokens: list[str], params_b: float | None, guarded: bool
-) -> tuple[list[str], list[str], list[str]]:
+def _assign_params(tokens: list[str], params_b: float | None, guarded: bool) -> tuple[list[str], list[str], list[str]]:
     """Split tokens into (stem, sizes, active sizes), reading bare numbers as sizes if safe."""
     stem = [t for t in tokens if not _is_param(t) and not _ACTIVE.match(t)]
     sizes = [t for t in tokens if _is_param(t)]

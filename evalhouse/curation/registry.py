@@ -17,7 +17,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-FILES = ("metrics.yaml", "units.yaml", "benchmarks.yaml", "developers.yaml")
+FILES = ("metrics.yaml", "units.yaml", "benchmarks.yaml", "developers.yaml", "evidence_kinds.yaml")
 DENOMINATOR_RE = re.compile(r"^(?:x\s*/\s*|out of\s+|/\s*)(\d+(?:\.\d+)?)$")
 
 
@@ -92,6 +92,18 @@ class Developer(_Strict):
     aliases: tuple[str, ...] = ()
 
 
+class EvidenceKind(_Strict):
+    kind: str
+    rank: int
+    lower_bound: bool
+    description: str
+
+
+class _EvidenceFile(_Strict):
+    version: int
+    kinds: tuple[EvidenceKind, ...]
+
+
 class _DevelopersFile(_Strict):
     version: int
     developers: tuple[Developer, ...]
@@ -131,6 +143,7 @@ class Registry(BaseModel):
     benchmark_aliases: dict[tuple[str, str], str]  # (source_key or "*", alias) -> id
     developers: dict[str, Developer]
     developer_aliases: dict[str, str]
+    evidence_kinds: dict[str, EvidenceKind]
 
     @property
     def version(self) -> str:
@@ -177,7 +190,7 @@ class Registry(BaseModel):
         if from_unit.startswith("per:") and to_unit == "percent":
             return value / float(from_unit[4:]) * 100
         factor = self.conversions.get((from_unit, to_unit))
-        return None if factor is None else value * factor
+        return None if factor is None else scale(value, factor)
 
     def developer_for(self, name: str | None) -> Developer | None:
         if not name:
@@ -196,6 +209,14 @@ class Registry(BaseModel):
         return None
 
 
+def scale(value: float, factor: float) -> float:
+    """``value * factor``, dividing when the factor is 1/n so 87.5 percent is exactly 0.875."""
+    inverse = 1 / factor if factor else 0
+    if factor and abs(inverse - round(inverse)) < 1e-9 and abs(inverse) > 1:
+        return value / round(inverse)
+    return value * factor
+
+
 def _read(name: str) -> tuple[dict[str, Any], bytes]:
     raw = resources.files("evalhouse.curation.registries").joinpath(name).read_bytes()
     try:
@@ -212,6 +233,8 @@ def build_registry(
     units: dict[str, Any],
     benchmarks: dict[str, Any],
     developers: dict[str, Any],
+    evidence: dict[str, Any],
+    *,
     content: bytes = b"",
 ) -> Registry:
     """Validate the documents against each other and index their aliases."""
@@ -220,6 +243,7 @@ def build_registry(
         uf = _UnitsFile.model_validate(units)
         bf = _BenchmarksFile.model_validate(benchmarks)
         df = _DevelopersFile.model_validate(developers)
+        ef = _EvidenceFile.model_validate(evidence)
     except ValueError as exc:
         raise RegistryError(f"invalid registry: {exc}") from exc
     problems: list[str] = []
@@ -272,8 +296,7 @@ def build_registry(
             key = (scope, normalise_alias(alias))
             if bench_aliases.setdefault(key, bench.id) != bench.id:
                 problems.append(
-                    f"benchmark alias {alias!r} (scope {scope}) names both "
-                    f"{bench_aliases[key]} and {bench.id}"
+                    f"benchmark alias {alias!r} (scope {scope}) names both {bench_aliases[key]} and {bench.id}"
                 )
     developer_aliases: dict[str, str] = {}
     for dev in df.developers:
@@ -289,7 +312,9 @@ def build_registry(
         conversions=conversions,
         families={f.id: f for f in bf.families},
         benchmarks={b.id: b for b in bf.benchmarks},
+        evidence_kinds={k.kind: k for k in ef.kinds},
         versions={
+            "evidence_kinds": ef.version,
             "metrics": mf.version,
             "units": uf.version,
             "benchmarks": bf.version,
@@ -317,5 +342,6 @@ def load_registry() -> Registry:
         docs["units.yaml"],
         docs["benchmarks.yaml"],
         docs["developers.yaml"],
-        content,
+        docs["evidence_kinds.yaml"],
+        content=content,
     )

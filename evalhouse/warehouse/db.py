@@ -170,9 +170,7 @@ class Warehouse:
         path = Path(path)
         if read_only:
             if not path.exists():
-                raise WarehouseError(
-                    f"no warehouse at {path}: run 'evalhouse migrate' or 'evalhouse refresh' first"
-                )
+                raise WarehouseError(f"no warehouse at {path}: run 'evalhouse migrate' or 'evalhouse refresh' first")
             try:
                 con = duckdb.connect(str(path), read_only=True)
             except duckdb.IOException as exc:
@@ -230,8 +228,7 @@ class Warehouse:
             " sha256 TEXT NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
         )
         applied = {
-            v: (n, s)
-            for v, n, s in self.con.execute("SELECT version, name, sha256 FROM _migrations").fetchall()
+            v: (n, s) for v, n, s in self.con.execute("SELECT version, name, sha256 FROM _migrations").fetchall()
         }
         shipped = migrations()
         done = []
@@ -265,7 +262,7 @@ class Warehouse:
                 con.execute(sql)
 
     def schema_version(self) -> int:
-        row = self.con.execute("SELECT max(version) FROM _migrations").fetchone()
+        row = first_row(self.con, "SELECT max(version) FROM _migrations")
         return int(row[0] or 0)
 
     def _check_migrated(self) -> None:
@@ -283,8 +280,18 @@ class Warehouse:
     # -- small helpers ----------------------------------------------------------------------
 
     def scalar(self, sql: str, params: list[Any] | None = None) -> Any:
-        row = self.con.execute(sql, params or []).fetchone()
+        row = first_row(self.con, sql, params)
         return row[0] if row else None
+
+
+def first_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> tuple | None:
+    """The first row, with the result fully consumed.
+
+    DuckDB 2 keeps a half-read result open on the connection, and a later ``register`` (the
+    bulk loader's Arrow insert) then fails with "unfinished result"; ``fetchall`` closes it.
+    """
+    rows = con.execute(sql, params or []).fetchall()
+    return rows[0] if rows else None
 
 
 def _locked_error(path: Path, exc: Exception) -> WarehouseError:

@@ -29,7 +29,7 @@ from evalhouse.curation.canonicalise import (
     setup_of,
 )
 from evalhouse.curation.identity import ResolvedModel, resolve_model
-from evalhouse.curation.registry import Registry, load_registry
+from evalhouse.curation.registry import Registry, load_registry, scale
 from evalhouse.schema import records as R
 from evalhouse.schema.eee import SCHEMA_VERSION, EvaluationLog, SchemaVersionError
 from evalhouse.schema.fingerprint import canonical_json, record_fingerprint
@@ -93,9 +93,7 @@ def validate_record(record: Any) -> tuple[EvaluationLog | None, str | None]:
     except SchemaVersionError as exc:
         return None, str(exc)
     except ValidationError as exc:
-        version_errors = [
-            e for e in exc.errors() if isinstance(e.get("ctx", {}).get("error"), SchemaVersionError)
-        ]
+        version_errors = [e for e in exc.errors() if isinstance(e.get("ctx", {}).get("error"), SchemaVersionError)]
         if version_errors:
             return None, str(version_errors[0]["ctx"]["error"])
         return None, f"not a valid EEE {SCHEMA_VERSION} record: {summarise_validation_error(exc)}"
@@ -159,9 +157,7 @@ class Loader:
         for item in items:
             if isinstance(item, ParseFailure):
                 self.report.parse_failures += 1
-                self._quarantine(
-                    item.raw_sha256 or raw_sha256, item.locator, "parse", item.reason, item.payload
-                )
+                self._quarantine(item.raw_sha256 or raw_sha256, item.locator, "parse", item.reason, item.payload)
                 continue
             self.report.records_read += 1
             log, reason = validate_record(item.record)
@@ -206,9 +202,7 @@ class Loader:
                     {
                         "kind": "exact_duplicate",
                         "rule": "fingerprint: EEE normalised hash already in the warehouse",
-                        "subject": json.dumps(
-                            {"fingerprint": fingerprint, "evaluation_id": record["evaluation_id"]}
-                        ),
+                        "subject": json.dumps({"fingerprint": fingerprint, "evaluation_id": record["evaluation_id"]}),
                         "detail": json.dumps(
                             {
                                 "locator": item.locator,
@@ -249,9 +243,7 @@ class Loader:
         self._remember_identity(model)
         meta = record["source_metadata"]
         details = meta.get("additional_details") or {}
-        evaluated_by = (
-            details.get(R.EVALUATED_BY) or RELATIONSHIP_TO_EVALUATOR[meta["evaluator_relationship"]]
-        )
+        evaluated_by = details.get(R.EVALUATED_BY) or RELATIONSHIP_TO_EVALUATOR[meta["evaluator_relationship"]]
         eval_id = record["evaluation_id"]
         self._rows["evaluation"].append(
             {
@@ -279,13 +271,9 @@ class Loader:
             }
         )
         self.report.records_loaded += 1
-        ctx = _RecordContext(
-            eval_id, fingerprint, model, evaluated_by, details, record["eval_library"]["name"]
-        )
+        ctx = _RecordContext(eval_id, fingerprint, model, evaluated_by, details, record["eval_library"]["name"])
         for index, result in enumerate(record["evaluation_results"]):
-            outcome = self.canonicaliser.canonicalise(
-                result, source_key=self.source_key, collection=self.collection
-            )
+            outcome = self.canonicaliser.canonicalise(result, source_key=self.source_key, collection=self.collection)
             locator = f"{item.locator} / evaluation_results[{index}]"
             if isinstance(outcome, Rejection):
                 self.report.scores_quarantined += 1
@@ -307,12 +295,9 @@ class Loader:
         se = (unc.get("standard_error") or {}).get("value")
         ci = unc.get("confidence_interval") or {}
         setup = setup_of(result)
-        scale = c.factor
         self._rows["score"].append(
             {
-                "fingerprint": hashlib.sha256(
-                    f"{ctx.fingerprint}:{canonical_json(result)}".encode()
-                ).hexdigest(),
+                "fingerprint": hashlib.sha256(f"{ctx.fingerprint}:{canonical_json(result)}".encode()).hexdigest(),
                 "evaluation_id": ctx.eval_id,
                 "result_index": index,
                 "evaluation_result_id": result.get("evaluation_result_id"),
@@ -330,9 +315,9 @@ class Loader:
                 "value": c.value,
                 "unit": c.unit,
                 "lower_is_better": c.lower_is_better,
-                "stderr": None if se is None else se * scale,
-                "ci_lower": None if ci.get("lower") is None else ci["lower"] * scale,
-                "ci_upper": None if ci.get("upper") is None else ci["upper"] * scale,
+                "stderr": None if se is None else scale(se, c.factor),
+                "ci_lower": None if ci.get("lower") is None else scale(ci["lower"], c.factor),
+                "ci_upper": None if ci.get("upper") is None else scale(ci["upper"], c.factor),
                 "ci_level": ci.get("confidence_level"),
                 "n_samples": unc.get("num_samples"),
                 "evaluated_by": ctx.evaluated_by,
@@ -341,14 +326,12 @@ class Loader:
                 "original_source_url": ctx.details.get(R.ORIGINAL_SOURCE_URL),
                 "locator": locator,
                 "source_row_key": _source_row_key(self.source_key, ctx, c, setup, result),
-                "canonical_steps": json.dumps(list(c.steps)),
+                "canonical_steps": json.dumps(_value_steps(c)),
             }
         )
         self.report.scores_loaded += 1
 
-    def _model_facts(
-        self, record: dict[str, Any], model: ResolvedModel, eval_id: str, raw_sha256: str
-    ) -> None:
+    def _model_facts(self, record: dict[str, Any], model: ResolvedModel, eval_id: str, raw_sha256: str) -> None:
         details = record["model_info"]["additional_details"]
         for key, value in details.items():
             if key in MODEL_FACT_SKIP:
@@ -408,9 +391,7 @@ class Loader:
 
     def _remember_identity(self, m: ResolvedModel) -> None:
         ident = self._identity
-        ident["developer"].setdefault(
-            m.developer_id, {"developer_id": m.developer_id, "name": m.developer_name}
-        )
+        ident["developer"].setdefault(m.developer_id, {"developer_id": m.developer_id, "name": m.developer_name})
         ident["model_family"].setdefault(
             m.family_id,
             {"family_id": m.family_id, "name": m.family_name, "developer_id": m.developer_id},
@@ -450,9 +431,7 @@ class Loader:
             },
         )
 
-    def _quarantine(
-        self, raw_sha256: str | None, locator: str, stage: str, reason: str, payload: str | None
-    ) -> None:
+    def _quarantine(self, raw_sha256: str | None, locator: str, stage: str, reason: str, payload: str | None) -> None:
         self.report.reasons[reason.split(":", maxsplit=1)[0][:80]] += 1
         self._rows["quarantine"].append(
             {
@@ -505,13 +484,28 @@ class Loader:
             )
 
 
+def _value_steps(c: CanonicalScore) -> list[str]:
+    """The group's steps plus this value's own conversion, as the audit prints them."""
+    if c.raw_unit == c.unit:
+        return [*c.steps, f"value {c.raw_value!r} {c.unit} kept as is"]
+    return [*c.steps, f"{c.raw_value!r} {c.raw_unit} -> {c.value!r} {c.unit}"]
+
+
 def _source_row_key(
     source_key: str, ctx: _RecordContext, c: CanonicalScore, setup: dict[str, str], result: dict[str, Any]
 ) -> str:
     details = result["score_details"].get("details") or {}
+    # The model *name* is in the key too: sources reuse one identifier for two configurations
+    # (Epoch lists claude-3-7-sonnet with and without thinking under one model version).
     parts = [
-        source_key, ctx.model.source_model_id, c.benchmark_raw, c.metric_id, setup_key(setup),
-        ctx.details.get(R.ORIGINAL_SOURCE) or "", ctx.details.get(R.ORIGINAL_SOURCE_URL) or "",
+        source_key,
+        ctx.model.source_model_id,
+        ctx.model.source_model_name or "",
+        c.benchmark_raw,
+        c.metric_id,
+        setup_key(setup),
+        ctx.details.get(R.ORIGINAL_SOURCE) or "",
+        ctx.details.get(R.ORIGINAL_SOURCE_URL) or "",
         details.get(R.SOURCE_RECORD_ID) or "",
     ]
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]

@@ -47,9 +47,7 @@ def test_every_command_has_help_and_is_documented(command: tuple[str, ...]) -> N
         text = text.commands[part]
     assert (text.help or "").strip(), f"'evalhouse {' '.join(command)}' has no help text"
     readme = (REPO / "README.md").read_text()
-    assert f"evalhouse {' '.join(command)}" in readme, (
-        f"README does not mention 'evalhouse {' '.join(command)}'"
-    )
+    assert f"evalhouse {' '.join(command)}" in readme, f"README does not mention 'evalhouse {' '.join(command)}'"
 
 
 def test_stats_json_on_a_fresh_warehouse(tmp_path: Path) -> None:

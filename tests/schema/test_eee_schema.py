@@ -175,9 +175,7 @@ def test_instance_interaction_shapes(schemas: tuple[dict, dict]) -> None:
         ],
         "evaluation": {"score": 1.0, "is_correct": True},
     }
-    single = InstanceRecord.model_validate(
-        {**base, "interaction_type": "single_turn", "output": {"raw": ["a"]}}
-    )
+    single = InstanceRecord.model_validate({**base, "interaction_type": "single_turn", "output": {"raw": ["a"]}})
     jsonschema.validate(single.to_json_dict(), schemas[1])
     with pytest.raises(ValidationError, match="single_turn"):
         InstanceRecord.model_validate({**base, "interaction_type": "single_turn", "messages": []})
@@ -214,9 +212,7 @@ json_values = st.recursive(
     st.text(),
     st.randoms(),
 )
-def test_fingerprint_ignores_key_order_list_order_and_volatile_fields(
-    payload: dict, eid: str, ts: str, rnd
-) -> None:
+def test_fingerprint_ignores_key_order_list_order_and_volatile_fields(payload: dict, eid: str, ts: str, rnd) -> None:
     a = {**payload, "evaluation_id": eid, "retrieved_timestamp": ts}
     items = list(a.items())
     rnd.shuffle(items)
@@ -231,7 +227,5 @@ def test_fingerprint_sees_a_changed_score_and_ignores_the_samples_path(demo: dic
     changed["evaluation_results"][0]["score_details"]["score"] = 0.751
     assert record_fingerprint(changed) != record_fingerprint(demo)
     moved = copy.deepcopy(demo)
-    moved["detailed_evaluation_results"]["file_path"] = (
-        "data/x/y/z/11111111-1111-4111-8111-111111111111_samples.jsonl"
-    )
+    moved["detailed_evaluation_results"]["file_path"] = "data/x/y/z/11111111-1111-4111-8111-111111111111_samples.jsonl"
     assert record_fingerprint(moved) == record_fingerprint(demo)

@@ -57,9 +57,7 @@ def test_fresh_file_gets_every_table_and_records_migrations(tmp_path: Path) -> N
 
 def test_every_view_creates_in_an_empty_warehouse(tmp_path: Path) -> None:
     with Warehouse.open(tmp_path / "w.duckdb") as wh:
-        names = {
-            r[0] for r in wh.con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
-        }
+        names = {r[0] for r in wh.con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
         for name, _ in views():
             assert name in names
             wh.con.execute(f"SELECT * FROM {name} LIMIT 0")
@@ -117,9 +115,7 @@ def test_second_writer_process_gets_a_clear_error_and_changes_nothing(tmp_path: 
     )
     with Warehouse.open(db) as wh:
         wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('a', 'A', 'api')")
-        proc = subprocess.run(
-            [sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=60
-        )
+        proc = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 3, proc.stderr
         assert "warehouse is locked by pid" in proc.stdout and "since" in proc.stdout
         reader = subprocess.run(

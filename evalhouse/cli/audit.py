@@ -1,0 +1,221 @@
+"""Audit commands: trace a score or a model to its bytes, and verify the raw store."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
+from evalhouse.config import raw_store_path
+from evalhouse.curation.audit import AuditError, model_report, score_chain, verify_raw
+from evalhouse.ingest.raw_store import RawStore
+from evalhouse.warehouse.db import Warehouse, WarehouseError
+
+
+def _line(text: str) -> None:
+    """Print verbatim: URLs, locators and setups contain brackets rich would read as markup."""
+    out.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def audit_score(
+    ctx: typer.Context,
+    score_id: Annotated[int, typer.Argument(help="A score_id (see v_provenance or 'audit model').")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Trace one score to its bytes: score -> evaluation -> raw snapshot -> source.
+
+    Shows the raw snapshot (url, retrieved_at, sha256, storage path, whether the bytes still hash
+    to it), the locators of the score and of its record, every canonicalisation step (raw
+    value/unit -> canonical), who ran / reported / originally published it, the curation
+    decisions touching it (duplicate skips, conflict resolutions of its cell), whether it is its
+    source row's current value and part of its cell's canonical value, and the release-date
+    evidence of its base model.
+    """
+    path = db_path(ctx)
+    try:
+        with Warehouse.open(path, read_only=True) as wh:
+            chain = score_chain(wh.con, score_id, RawStore(raw_store_path(path)))
+    except (WarehouseError, AuditError) as exc:
+        raise fail(str(exc)) from exc
+    if json_out:
+        emit_json(chain)
+    else:
+        _print_chain(chain)
+
+
+def audit_model(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="A config id, a source's model id, a model name or a base model id.")],
+    benchmark: Annotated[
+        str | None, typer.Option("--benchmark", "-b", help="Only this benchmark (id or raw name).")
+    ] = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """List a model's scores with their provenance chains, and its release-date evidence.
+
+    NAME is matched as a configuration id, then a source's model identifier, then a model name,
+    then a base model id; failing all, the model-name rules resolve it to a base model.
+    """
+    try:
+        with Warehouse.open(db_path(ctx), read_only=True) as wh:
+            report = model_report(wh.con, name, benchmark)
+    except (WarehouseError, AuditError) as exc:
+        raise fail(str(exc)) from exc
+    if json_out:
+        emit_json(report)
+    else:
+        _print_model(report)
+
+
+def audit_verify(ctx: typer.Context, json_out: JsonFlag = False) -> None:
+    """Re-hash every raw store file and check every referenced payload's bytes are present.
+
+    Checks raw_snapshot.sha256, evaluation.raw_sha256 and evaluation.samples_sha256. Exit code 1
+    when any file no longer matches its hash or any referenced payload is missing.
+    """
+    path = db_path(ctx)
+    store = RawStore(raw_store_path(path))
+    try:
+        with Warehouse.open(path, read_only=True) as wh:
+            report = verify_raw(wh.con, store)
+    except WarehouseError as exc:
+        raise fail(str(exc)) from exc
+    if json_out:
+        emit_json({"raw_store": str(store.root), **report.as_dict()})
+    else:
+        _line(
+            f"raw store {store.root}: re-hashed {report.files_checked:,} files, "
+            f"{report.payloads_referenced:,} payloads referenced"
+        )
+        for item in report.corrupt:
+            _line(f"CORRUPT {item['path']}: {item['problem']} (referenced by {_refs(item)})")
+        for item in report.missing:
+            _line(f"MISSING {item['sha256']}: {item['problem']} (referenced by {_refs(item)})")
+    if not report.ok:
+        console.print(f"[bold red]{len(report.corrupt)} corrupt, {len(report.missing)} missing[/]", highlight=False)
+        raise typer.Exit(1)
+    console.print("[green]ok[/]: every stored file matches its hash and every payload is present")
+
+
+def _refs(item: dict[str, Any]) -> str:
+    refs = ", ".join(item["referenced_by"]) or "nothing"
+    return f"{refs}; {item['n_evaluations']} evaluations; url {item['url']}"
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+def _print_chain(c: dict[str, Any]) -> None:
+    s, canon, ev, raw = c["score"], c["canonicalisation"], c["evaluation"], c["raw"]
+    setup = f" [{s['setup_key']}]" if s["setup_key"] else ""
+    direction = "lower" if s["lower_is_better"] else "higher"
+    _line(f"score {s['score_id']}  {s['benchmark_id']} / {s['metric_id']}{setup}")
+    raw_text = f"raw {s['raw_value']} {s['raw_unit']}"
+    _line(f"  value          {s['value']} {s['unit']} ({raw_text}), {direction} is better")
+    m = c["model"]
+    _line(
+        f"  model          {m['config_id']} (base {m['base_model_id']}; source id {m['source_model_id']},"
+        f" name {m['source_model_name']})"
+    )
+    _line("  canonicalisation")
+    for i, step in enumerate(canon["steps"], start=1):
+        _line(f"    {i}. {step}")
+    _line(f"  evaluation     {ev['evaluation_id']} (fingerprint {ev['evaluation_fingerprint']})")
+    _line(f"    record locator  {raw['record_locator']}")
+    _line(f"    score locator   {raw['score_locator']}")
+    if ev["datastore_path"]:
+        _line(f"    datastore path  {ev['datastore_path']}")
+    _line("  raw snapshot")
+    _line(f"    sha256          {raw['sha256']}")
+    _line(f"    url             {raw['url']}")
+    _line(f"    retrieved_at    {raw['retrieved_at']}")
+    _line(f"    storage path    {raw['storage_path']}")
+    if "bytes" in raw:
+        _line(f"    bytes           {raw['bytes']['status']} ({raw['bytes']['path']})")
+    _line(f"    fetches         {len(raw['fetches'])}")
+    src = c["source"]
+    _line(f"  source         {src['name']} ({src['key']}), tier {src['tier']}, {src['organisation']}")
+    run = c["run"]
+    how = f"{run['trigger']}, {run['status']}, parser {run['parser_version']}"
+    _line(f"  run            {run['run_id']} ({how})")
+    a = c["attribution"]
+    _line(f"  evaluated by   {a['evaluated_by']} ({a['evaluator_relationship']})")
+    _line(f"  reported by    {a['reported_by']}")
+    _line(f"  original       {a['original_source']} {a['original_source_url'] or ''}".rstrip())
+    _print_status(c)
+    _print_decisions(c["decisions"])
+    _print_release_dates(c["release_dates"])
+
+
+def _print_status(c: dict[str, Any]) -> None:
+    cur = c["current"]
+    if cur["is_current"]:
+        _line("  current        yes: the current value of its source row")
+    else:
+        _line(f"  current        no: superseded by score {cur['current_score_id']}")
+    cell = c["canonical"]
+    if cell is None:
+        _line("  canonical      its cell has no canonical value")
+        return
+    used = "uses this score" if cell["used"] else "does not use this score"
+    _line(
+        f"  canonical      {cell['value']} {cell['unit']} under policy {cell['policy']} from scores "
+        f"{cell['score_ids']} ({cell['n_used']} of {cell['n_candidates']} candidates); {used}"
+    )
+
+
+def _print_decisions(decisions: list[dict[str, Any]]) -> None:
+    if not decisions:
+        _line("  decisions      none")
+        return
+    _line("  decisions")
+    for d in decisions:
+        _line(f"    #{d['decision_id']} {d['kind']}: {d['rule']} (run {d['run_id']}, {d['created_at']})")
+
+
+def _print_release_dates(evidence: list[dict[str, Any]]) -> None:
+    if not evidence:
+        _line("  release dates  no evidence")
+        return
+    _line("  release dates")
+    for e in evidence:
+        bound = " (lower bound)" if e["lower_bound"] else ""
+        _line(
+            f"    {e['date']} ({e['precision']}){bound} {e['kind']}, {e['verification']}, "
+            f"{e['source_key']} {e['url'] or ''}".rstrip()
+        )
+
+
+def _print_model(r: dict[str, Any]) -> None:
+    configs = ", ".join(f"{c['config_id']} ({c['n_scores']} scores)" for c in r["configs"])
+    _line(f"{r['query']!r} matched by {r['matched_by']}: {configs}")
+    if r["other_configs_of_base_models"]:
+        _line(f"other configurations of the same base model: {', '.join(r['other_configs_of_base_models'])}")
+    on = f" on {r['benchmark']}" if r["benchmark"] else ""
+    _line(f"{len(r['scores'])} scores{on}")
+    for s in r["scores"]:
+        setup = f" [{s['setup_key']}]" if s["setup_key"] else ""
+        _line(f"  score {s['score_id']}  {s['config_id']}  {s['benchmark_id']} / {s['metric_id']}{setup}")
+        _line(
+            f"      {s['value']:.6g} {s['unit']} (raw {s['raw_value']:g} {s['raw_unit']}, "
+            f"{len(s['canonical_steps'])} steps)  current: {'yes' if s['is_current'] else 'no'}"
+            f"  canonical: {'yes' if s['in_canonical'] else 'no'}"
+        )
+        original = f", original {s['original_source']}" if s["original_source"] else ""
+        _line(f"      {s['source_key']} (tier {s['source_tier']}), evaluated by {s['evaluated_by']}{original}")
+        _line(
+            f"      raw {(s['raw_sha256'] or '')[:16]}… {s['url']} @ {s['retrieved_at']}; record {s['record_locator']}"
+        )
+    _print_release_dates(r["release_dates"])
+
+
+def register(app: typer.Typer) -> None:
+    audit = typer.Typer(
+        help="Trace numbers to their bytes: a score's chain, a model's scores, the raw store's integrity.",
+        no_args_is_help=True,
+    )
+    audit.command("score")(audit_score)
+    audit.command("model")(audit_model)
+    audit.command("verify")(audit_verify)
+    app.add_typer(audit, name="audit")

@@ -1,0 +1,62 @@
+"""The validate command: run the great-expectations suites on demand and store their results."""
+
+from __future__ import annotations
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
+from evalhouse.curation.expectations import ValidationSummary, prepare, run_checkpoint
+from evalhouse.warehouse.db import Warehouse, WarehouseError
+
+STYLE = {"passed": "green", "failed": "bold red", "warning": "yellow"}
+
+
+def validate(ctx: typer.Context, json_out: JsonFlag = False) -> None:
+    """Run the validation suites (great-expectations) on the whole warehouse.
+
+    The same checkpoint runs after every load: referential integrity (scores -> evaluation,
+    model configuration, benchmark, metric; evaluation -> raw snapshot; configuration -> base
+    model), no model or benchmark without current scores, values within their metric's bounds,
+    unique fingerprints, release dates between 2015 and today, and (warning only) benchmarks with
+    fewer than 5 rows. One validation_result row per expectation is stored. Exit code 1 when an
+    error-level expectation fails; warnings never fail.
+    """
+    path = db_path(ctx)
+    prepare()  # import great-expectations before taking the writer lock
+    try:
+        with Warehouse.open(path) as wh, wh.transaction() as con:
+            summary = run_checkpoint(con)
+    except WarehouseError as exc:
+        raise fail(str(exc)) from exc
+    if json_out:
+        emit_json(summary.as_dict())
+    else:
+        _print(summary)
+    if not summary.success:
+        raise typer.Exit(1)
+
+
+def _print(summary: ValidationSummary) -> None:
+    table = Table(title=f"validation {summary.validation_id}")
+    for col in ("suite", "expectation", "level", "result"):
+        table.add_column(col)
+    for o in summary.outcomes:
+        status = "passed" if o.success else ("failed" if o.level == "error" else "warning")
+        table.add_row(o.suite, o.name, o.level, f"[{STYLE[status]}]{status}[/]")
+    out.print(table)
+    for o in summary.outcomes:
+        if not o.success:
+            out.print(f"{o.level} {o.qualified_name}: {o.explain()}", markup=False, highlight=False, soft_wrap=True)
+    rows = ", ".join(f"{n:,} {name}" for name, n in summary.frame_rows.items())
+    setup = f" (+ {summary.setup_s:.1f} s loading great-expectations)" if summary.setup_s > 0.05 else ""
+    console.print(f"checked {rows} in {summary.duration_s:.2f} s{setup}", highlight=False, soft_wrap=True)
+    if summary.success:
+        console.print(f"[green]ok[/]: {escape(summary.message())}", highlight=False, soft_wrap=True)
+    else:
+        console.print(f"[bold red]failed[/]: {escape(summary.message())}", highlight=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("validate")(validate)

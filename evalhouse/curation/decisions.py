@@ -1,0 +1,54 @@
+"""Record the curation decisions the canonical views make, so each one can be audited later.
+
+The views (``v_scores_canonical``, ``v_benchmark_metric``) decide on every query; this module
+writes a ``curation_decision`` row whenever a decision is new or changed — which rows a conflict
+policy used for a cell, which metric represents a benchmark — so "why is this the value?" has an
+answer with a date, a rule and a run id.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import duckdb
+
+from evalhouse.warehouse.db import first_row
+
+POLICIES = ("prefer-independent", "prefer-first-party", "prefer-tier", "mean", "latest")
+
+
+def _sql(name: str) -> str:
+    return resources.files("evalhouse.curation").joinpath("sql", name).read_text(encoding="utf-8")
+
+
+def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None) -> dict[str, int]:
+    """Insert new conflict-resolution and canonical-metric decisions; returns how many of each."""
+    counts = {}
+    for kind, script in (
+        ("conflict_resolution", "record_conflicts.sql"),
+        ("canonical_metric", "record_metric_choices.sql"),
+    ):
+        before = first_row(con, "SELECT count(*) FROM curation_decision WHERE kind = ?", [kind])[0]
+        con.execute(_sql(script), [run_id])
+        after = first_row(con, "SELECT count(*) FROM curation_decision WHERE kind = ?", [kind])[0]
+        counts[kind] = after - before
+    return counts
+
+
+def set_policy(con: duckdb.DuckDBPyConnection, policy: str, reason: str) -> None:
+    """Choose the conflict policy the canonical view applies (recorded as a decision)."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown conflict policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    con.execute(
+        "UPDATE curation_setting SET value = ?, updated_at = now(), reason = ? WHERE key = 'conflict_policy'",
+        [policy, reason],
+    )
+    con.execute(
+        "INSERT INTO curation_decision (kind, rule, subject, detail) VALUES ('policy_change', ?, ?, ?)",
+        [
+            f"conflict policy set to {policy}",
+            json.dumps({"setting": "conflict_policy"}),
+            json.dumps({"reason": reason}),
+        ],
+    )

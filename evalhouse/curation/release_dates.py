@@ -1,0 +1,111 @@
+"""Release-date provenance: every claim is an evidence row; the choice is a view; fixes are rows.
+
+``v_release_date`` picks one date per base model by evidence precedence
+(``registries/evidence_kinds.yaml``). A correction never overwrites: it adds a
+``manual_correction`` row with its reason, which outranks every other kind, so the old claims and
+the reason for overriding them stay side by side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, date, datetime
+from typing import Any, Literal
+
+import duckdb
+
+from evalhouse.curation.model_names import resolve
+from evalhouse.warehouse.load import insert_rows
+
+Precision = Literal["day", "month", "year"]
+EARLIEST = date(2015, 1, 1)
+
+
+def find_base_models(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
+    """Base models NAME may mean: a base model id, a configuration, a source id or name."""
+    rows = con.execute(
+        "SELECT DISTINCT base_model_id FROM ("
+        " SELECT base_model_id FROM base_model WHERE base_model_id = $1 OR name = $1"
+        " UNION ALL SELECT base_model_id FROM model_config WHERE config_id = $1 OR name = $1"
+        " UNION ALL SELECT mc.base_model_id FROM model_alias a JOIN model_config mc USING (config_id)"
+        "   WHERE a.source_model_id = $1 OR a.model_name = $1)",
+        [name],
+    ).fetchall()
+    found = sorted(r[0] for r in rows)
+    if found:
+        return found
+    key = resolve(name).base_model
+    return [r[0] for r in con.execute("SELECT base_model_id FROM base_model WHERE base_model_id = ?", [key]).fetchall()]
+
+
+def evidence(con: duckdb.DuckDBPyConnection, base_model_id: str) -> list[dict[str, Any]]:
+    cur = con.execute(
+        "SELECT e.evidence_id, e.date, e.precision, e.kind, k.rank, e.lower_bound, e.verification,"
+        " e.source_key, e.url, e.raw_sha256, e.config_id, e.reason, e.recorded_by, e.recorded_at"
+        " FROM release_date_evidence e LEFT JOIN release_date_kind k USING (kind)"
+        " WHERE e.base_model_id = ? ORDER BY coalesce(k.rank, 99), e.date",
+        [base_model_id],
+    )
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+
+def chosen(con: duckdb.DuckDBPyConnection, base_model_id: str) -> dict[str, Any] | None:
+    cur = con.execute("SELECT * FROM v_release_date WHERE base_model_id = ?", [base_model_id])
+    cols = [d[0] for d in cur.description]
+    rows = cur.fetchall()
+    return dict(zip(cols, rows[0], strict=True)) if rows else None
+
+
+def conflicts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    cur = con.execute(
+        "SELECT base_model_id, release_date, kind, earliest, latest, n_evidence FROM v_release_date"
+        " WHERE conflict ORDER BY base_model_id"
+    )
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+
+def correct(
+    con: duckdb.DuckDBPyConnection,
+    base_model_id: str,
+    day: date,
+    *,
+    reason: str,
+    precision: Precision = "day",
+    url: str | None = None,
+    recorded_by: str = "curator",
+) -> str:
+    """Add a manual correction (never an overwrite); returns its evidence id."""
+    if not reason.strip():
+        raise ValueError("a correction needs a reason")
+    if day > datetime.now(UTC).date() or day < EARLIEST:
+        raise ValueError(f"release date {day} is outside [{EARLIEST}, today]")
+    known = con.execute("SELECT count(*) FROM base_model WHERE base_model_id = ?", [base_model_id]).fetchall()[0][0]
+    if not known:
+        raise ValueError(f"unknown base model {base_model_id!r}")
+    stamp = datetime.now(UTC)
+    evidence_id = hashlib.sha256(f"{base_model_id}|{day}|manual|{stamp.isoformat()}".encode()).hexdigest()[:20]
+    insert_rows(
+        con,
+        "release_date_evidence",
+        [
+            {
+                "evidence_id": evidence_id,
+                "config_id": None,
+                "base_model_id": base_model_id,
+                "date": day,
+                "precision": precision,
+                "kind": "manual_correction",
+                "source_key": None,
+                "url": url,
+                "raw_sha256": None,
+                "lower_bound": False,
+                "verification": "verified",
+                "reason": reason,
+                "recorded_by": recorded_by,
+                "recorded_at": stamp,
+            }
+        ],
+    )
+    return evidence_id

@@ -1,0 +1,27 @@
+-- Write one curation_decision per multi-candidate cell whose resolution is new or has changed
+-- (different policy, candidate set or value), so the decision log stays a log of decisions
+-- rather than a copy of the view on every run. Parameter $1: the run id.
+INSERT INTO curation_decision (kind, rule, subject, detail, run_id)
+SELECT
+    'conflict_resolution',
+    'policy ' || sc.policy,
+    json_object('config_id', sc.config_id, 'benchmark_id', sc.benchmark_id,
+                'metric_id', sc.metric_id, 'setup_key', sc.setup_key),
+    json_object('signature', sig.signature, 'value', sc.value, 'n_used', sc.n_used,
+                'n_candidates', sc.n_candidates, 'score_ids', sc.score_ids, 'sources', sc.sources,
+                'evaluated_by', sc.evaluated_by, 'spread', sc.spread, 'disagreement', sc.disagreement),
+    $1
+FROM v_scores_canonical sc
+CROSS JOIN LATERAL (
+    SELECT md5(sc.policy || '|' || sc.score_ids::VARCHAR || '|' || round(sc.value, 12)::VARCHAR) AS signature
+) sig
+WHERE sc.n_candidates > 1
+  AND NOT EXISTS (
+      SELECT 1 FROM curation_decision d
+      WHERE d.kind = 'conflict_resolution'
+        AND json_extract_string(d.subject, '$.config_id') = sc.config_id
+        AND json_extract_string(d.subject, '$.benchmark_id') = sc.benchmark_id
+        AND json_extract_string(d.subject, '$.metric_id') = sc.metric_id
+        AND json_extract_string(d.subject, '$.setup_key') = sc.setup_key
+        AND json_extract_string(d.detail, '$.signature') = sig.signature
+  );

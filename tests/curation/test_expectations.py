@@ -1,0 +1,328 @@
+"""The validation suites on real DuckDB files: each expectation passes on a clean warehouse built
+through the EEE import, fails when its property is broken, and fails a load from inside it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import pytest
+
+from evalhouse.curation.expectations import (
+    CHECKS,
+    build_frames,
+    checkpoint_after_load,
+    run_checkpoint,
+    validate_frames,
+)
+from evalhouse.ingest.eee_datastore import import_tree
+from evalhouse.ingest.ledger import SourceRow, run_load
+from evalhouse.ingest.raw_store import RawStore
+from evalhouse.schema.records import ParsedRecord
+from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import insert_rows
+
+N_MODELS = 6
+
+
+def record_for(
+    model_id: str,
+    score: float = 0.5,
+    bench: str = "demo_bench",
+    *,
+    name: str | None = None,
+    release_date: str | None = "2024-05-01",
+    results: int = 1,
+) -> dict[str, Any]:
+    """A valid EEE 0.3.0 record; ``results`` > 1 adds one result per benchmark ``<bench>_<i>``."""
+    details = {"deployment_type": "unknown", "model_availability": "open_weights"}
+    if release_date:
+        details["release_date"] = release_date
+    benches = [bench] if results == 1 else [f"{bench}_{i}" for i in range(results)]
+    return {
+        "schema_version": "0.3.0",
+        "evaluation_id": f"c/{model_id}/{uuid.uuid4().hex[:8]}",
+        "retrieved_timestamp": "1750000000",
+        "source_metadata": {
+            "source_type": "documentation",
+            "source_organization_name": "Org",
+            "evaluator_relationship": "third_party",
+        },
+        "eval_library": {"name": "lm_eval", "version": "0.4.9"},
+        "model_info": {
+            "name": name or model_id.rsplit("/", maxsplit=1)[-1],
+            "id": model_id,
+            "developer": "org",
+            "additional_details": details,
+        },
+        "evaluation_results": [
+            {
+                "evaluation_name": b,
+                "source_data": {"dataset_name": b, "source_type": "other"},
+                "metric_config": {
+                    "metric_id": "accuracy",
+                    "metric_unit": "proportion",
+                    "lower_is_better": False,
+                    "score_type": "continuous",
+                    "min_score": 0.0,
+                    "max_score": 1.0,
+                },
+                "score_details": {"score": score},
+            }
+            for b in benches
+        ],
+    }
+
+
+def write_tree(root: Path, records: list[dict[str, Any]], collection: str = "c") -> Path:
+    for rec in records:
+        path = root / "data" / collection / "org" / rec["model_info"]["id"].split("/")[-1] / f"{uuid.uuid4()}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(rec))
+    return root
+
+
+def clean_records() -> list[dict[str, Any]]:
+    return [record_for(f"org/m{i}", 0.1 + 0.1 * i) for i in range(N_MODELS)]
+
+
+@pytest.fixture(scope="module")
+def clean_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A warehouse built by the EEE import: 6 models on one (provisional) benchmark, with dates."""
+    root = tmp_path_factory.mktemp("clean")
+    tree = write_tree(root / "tree", clean_records())
+    with Warehouse.open(root / "w.duckdb") as wh:
+        summary = import_tree(wh, tree, RawStore(root / "w.raw"))
+        assert summary.quarantined == 0 and not summary.failed
+    return root / "w.duckdb"
+
+
+@pytest.fixture
+def wh(clean_db: Path, tmp_path: Path) -> Iterator[Warehouse]:
+    """A private copy of the clean warehouse, so each test may break it."""
+    copy = tmp_path / "w.duckdb"
+    shutil.copy(clean_db, copy)
+    with Warehouse.open(copy) as w:
+        yield w
+
+
+def outcome(summary, qualified: str):
+    return next(o for o in summary.outcomes if o.qualified_name == qualified)
+
+
+def copy_score(con: duckdb.DuckDBPyConnection, **overrides: Any) -> None:
+    """Insert a copy of the first score with ``overrides`` (a fresh fingerprint and source row)."""
+    cursor = con.execute("SELECT * FROM score ORDER BY score_id LIMIT 1")
+    row = dict(zip([d[0] for d in cursor.description], cursor.fetchall()[0], strict=True))
+    row.pop("score_id")
+    row |= {"fingerprint": uuid.uuid4().hex, "source_row_key": uuid.uuid4().hex} | overrides
+    insert_rows(con, "score", [row])
+
+
+# -- a clean warehouse -----------------------------------------------------------------------
+
+
+def test_a_clean_imported_warehouse_passes_every_expectation(wh: Warehouse) -> None:
+    summary = run_checkpoint(wh.con)
+    assert summary.success, summary.message()
+    assert not summary.warnings
+    assert {o.qualified_name for o in summary.outcomes} == {f"{c.suite}.{c.name}" for c in CHECKS}
+    stored = wh.con.execute(
+        "SELECT count(*), count(DISTINCT validation_id), bool_and(success), any_value(run_id) FROM validation_result"
+    ).fetchone()
+    assert stored == (len(CHECKS), 1, True, None)
+    # The registry sync filled many registry benchmarks nobody observed: they are not orphans.
+    unobserved = wh.scalar(
+        "SELECT count(*) FROM benchmark b WHERE registry_version NOT LIKE 'provisional:%'"
+        " AND NOT EXISTS (SELECT 1 FROM score s WHERE s.benchmark_id = b.benchmark_id)"
+    )
+    assert unobserved > 0 and summary.frame_rows["benchmarks"] == 1
+    print(
+        f"\ncheckpoint on {summary.frame_rows['scores']} scores: {summary.duration_s:.3f} s "
+        f"(+ {summary.setup_s:.2f} s first-use GE import/build)"
+    )
+
+
+# -- each error-level expectation fails when its property is broken ---------------------------
+
+BREAKERS: dict[str, Callable[[duckdb.DuckDBPyConnection], None]] = {
+    "referential_integrity.score_evaluation_exists": lambda con: copy_score(con, evaluation_id="ghost"),
+    "referential_integrity.score_model_config_exists": lambda con: copy_score(con, config_id="ghost"),
+    "referential_integrity.score_benchmark_exists": lambda con: copy_score(con, benchmark_id="ghost"),
+    "referential_integrity.score_metric_exists": lambda con: copy_score(con, metric_id="ghost"),
+    "referential_integrity.evaluation_raw_snapshot_exists": lambda con: con.execute(
+        "UPDATE evaluation SET raw_sha256 = repeat('0', 64)"
+        " WHERE evaluation_id = (SELECT min(evaluation_id) FROM evaluation)"
+    ),
+    "referential_integrity.model_config_base_model_exists": lambda con: con.execute(
+        "UPDATE model_config SET base_model_id = 'ghost' WHERE config_id = (SELECT min(config_id) FROM model_config)"
+    ),
+    "orphans.model_config_has_evaluations": lambda con: con.execute(
+        "INSERT INTO model_config (config_id, base_model_id, name)"
+        " SELECT 'lonely', base_model_id, 'lonely' FROM model_config LIMIT 1"
+    ),
+    "orphans.benchmark_has_current_scores": lambda con: con.execute(
+        "INSERT INTO benchmark (benchmark_id, display_name, registry_version)"
+        " VALUES ('c.never_scored', 'never scored', 'provisional:eee-c')"
+    ),
+    "bounds.score_value_not_above_metric_max": lambda con: con.execute(
+        "UPDATE score SET value = 1.5 WHERE score_id = (SELECT min(score_id) FROM score)"
+    ),
+    "bounds.score_value_not_below_metric_min": lambda con: con.execute(
+        "UPDATE score SET value = -0.2 WHERE score_id = (SELECT min(score_id) FROM score)"
+    ),
+    "release_dates.release_date_not_in_future": lambda con: con.execute(
+        "UPDATE release_date_evidence SET date = current_date + 40"
+        " WHERE evidence_id = (SELECT min(evidence_id) FROM release_date_evidence)"
+    ),
+    "release_dates.release_date_not_before_2015": lambda con: con.execute(
+        "UPDATE release_date_evidence SET date = DATE '2014-06-01'"
+        " WHERE evidence_id = (SELECT min(evidence_id) FROM release_date_evidence)"
+    ),
+}
+
+
+@pytest.mark.parametrize("expectation", sorted(BREAKERS))
+def test_each_expectation_fails_when_its_property_is_broken(wh: Warehouse, expectation: str) -> None:
+    BREAKERS[expectation](wh.con)
+    summary = run_checkpoint(wh.con)
+    failed = [o.qualified_name for o in summary.failures]
+    assert expectation in failed, summary.message()
+    assert not summary.success
+    assert f"expectation {failed[0]} failed" in summary.message()
+    broken = outcome(summary, expectation)
+    assert broken.observed["unexpected_count"] == 1 and broken.observed["examples"]
+    row = wh.con.execute(
+        "SELECT success, observed FROM validation_result WHERE suite || '.' || expectation = ?", [expectation]
+    ).fetchone()
+    assert row[0] is False and json.loads(row[1])["level"] == "error"
+
+
+def test_a_qualified_metric_id_takes_its_base_metrics_bounds(wh: Warehouse) -> None:
+    copy_score(wh.con, metric_id="accuracy.easy", value=0.7)
+    assert run_checkpoint(wh.con).success  # exists through its base metric, within [0, 1]
+    copy_score(wh.con, metric_id="accuracy.hard", value=1.2)
+    summary = run_checkpoint(wh.con)
+    assert [o.qualified_name for o in summary.failures] == ["bounds.score_value_not_above_metric_max"]
+
+
+def test_duplicate_fingerprints_fail_the_uniqueness_suite(wh: Warehouse) -> None:
+    # The tables' UNIQUE constraints refuse a duplicate outright...
+    with pytest.raises(duckdb.ConstraintException):
+        copy_score(wh.con, fingerprint=wh.scalar("SELECT min(fingerprint) FROM score"))
+    # ...so the suite's own check is exercised on the frames, as if a constraint were bypassed.
+    frames = build_frames(wh.con)
+    for name in ("scores", "evaluations"):
+        frames[name] = pd.concat([frames[name], frames[name].iloc[[0]]], ignore_index=True)
+    summary = validate_frames(frames)
+    assert {o.qualified_name for o in summary.failures} == {
+        "uniqueness.score_fingerprint_unique",
+        "uniqueness.evaluation_fingerprint_unique",
+    }
+
+
+def test_a_benchmark_with_fewer_than_5_rows_warns_without_failing(wh: Warehouse) -> None:
+    copy_score(wh.con, benchmark_id="mmlu")  # a registry benchmark, now observed once
+    summary = run_checkpoint(wh.con)
+    assert summary.success, summary.message()
+    assert [o.qualified_name for o in summary.warnings] == ["coverage.benchmark_has_at_least_5_rows"]
+    assert outcome(summary, "coverage.benchmark_has_at_least_5_rows").observed["examples"] == [
+        {"n_current_scores": 1, "benchmark_id": "mmlu"}
+    ]
+    level = wh.scalar(
+        "SELECT observed->>'level' FROM validation_result WHERE expectation = 'benchmark_has_at_least_5_rows'"
+    )
+    assert level == "warning"
+
+
+def test_a_curation_setting_can_downgrade_an_expectation(wh: Warehouse) -> None:
+    BREAKERS["orphans.model_config_has_evaluations"](wh.con)
+    wh.con.execute(
+        "INSERT INTO curation_setting (key, value, reason) VALUES"
+        " ('expectation_level:orphans.model_config_has_evaluations', 'warning', 'test')"
+    )
+    summary = run_checkpoint(wh.con)
+    assert summary.success
+    assert "orphans.model_config_has_evaluations" in [o.qualified_name for o in summary.warnings]
+
+
+def test_a_model_listed_without_scores_is_a_warning_not_an_error(wh: Warehouse) -> None:
+    evaluation = wh.scalar("SELECT min(evaluation_id) FROM evaluation")
+    config = wh.scalar("SELECT config_id FROM evaluation WHERE evaluation_id = ?", [evaluation])
+    wh.con.execute("DELETE FROM score WHERE config_id = ?", [config])
+    summary = run_checkpoint(wh.con)
+    assert summary.success, summary.message()
+    assert "orphans.model_config_has_current_scores" in [o.qualified_name for o in summary.warnings]
+
+
+# -- the checkpoint inside a load -------------------------------------------------------------
+
+
+def load(wh: Warehouse, store: RawStore, records: list[dict[str, Any]], source_key: str = "eee-c"):
+    """One run_load of ``records`` with the checkpoint as its after_load hook."""
+    entries, items = [], []
+    for i, rec in enumerate(records):
+        entry = store.put(json.dumps(rec).encode(), source_key=source_key, url=f"file:///load/{i}.json")
+        entries.append(entry)
+        items.append(ParsedRecord(record=rec, locator=f"load/{i}.json", raw_sha256=entry.sha256))
+    source = SourceRow(source_key, "EEE datastore collection c", "eee_datastore", None, None, None)
+    return run_load(
+        wh, source=source, trigger="test", entries=entries, items=lambda: items, collection="c",
+        allow_provisional=True, after_load=checkpoint_after_load,
+    )  # fmt: skip
+
+
+def test_a_clean_load_passes_and_commits_its_validation_results(wh: Warehouse, tmp_path: Path) -> None:
+    result = load(wh, RawStore(tmp_path / "w.raw"), [record_for("org/new", 0.4)])
+    assert result.status == "completed", result.error
+    assert wh.scalar("SELECT count(*) FROM validation_result WHERE run_id = ?", [result.run_id]) == len(CHECKS)
+
+
+def test_a_failing_checkpoint_rolls_the_load_back_and_records_why(wh: Warehouse, tmp_path: Path) -> None:
+    before = wh.scalar("SELECT count(*) FROM evaluation")
+    result = load(wh, RawStore(tmp_path / "w.raw"), [record_for("org/old", 0.4, release_date="2014-03-01")])
+    assert result.status == "failed"
+    assert "expectation release_dates.release_date_not_before_2015 failed" in result.error
+    assert wh.scalar("SELECT count(*) FROM evaluation") == before
+    assert wh.scalar("SELECT count(*) FROM evaluation WHERE run_id = ?", [result.run_id]) == 0
+    assert wh.scalar("SELECT count(*) FROM score WHERE run_id = ?", [result.run_id]) == 0
+    run = wh.con.execute("SELECT status, error FROM ingest_run WHERE run_id = ?", [result.run_id]).fetchone()
+    assert run[0] == "failed" and "release_dates.release_date_not_before_2015" in run[1]
+    # The validation results of the refused load survive its rollback.
+    failed = wh.con.execute(
+        "SELECT suite || '.' || expectation FROM validation_result WHERE run_id = ? AND NOT success",
+        [result.run_id],
+    ).fetchall()
+    assert failed == [("release_dates.release_date_not_before_2015",)]
+
+
+def test_a_renamed_model_is_a_new_configuration_not_an_orphan(wh: Warehouse, tmp_path: Path) -> None:
+    """A source renames a model between runs (same identifier, new display name): the name is part
+    of a source row's identity, so the old configuration keeps its scores and nothing is orphaned;
+    a re-reported value under the same name supersedes the old one instead."""
+    store = RawStore(tmp_path / "w.raw")
+    assert load(wh, store, [record_for("org/alpha", 0.3, name="alpha-v1")]).status == "completed"
+    assert load(wh, store, [record_for("org/alpha", 0.35, name="alpha-v2")]).status == "completed"
+    assert wh.scalar("SELECT count(DISTINCT config_id) FROM v_score_current WHERE config_id LIKE 'alpha%'") == 2
+    assert load(wh, store, [record_for("org/alpha", 0.4, name="alpha-v2")]).status == "completed"
+    current = wh.con.execute(
+        "SELECT value FROM v_score_current s JOIN evaluation e USING (evaluation_id) WHERE e.model_name = 'alpha-v2'"
+    ).fetchall()
+    assert current == [(0.4,)]
+
+
+def test_checkpoint_time_on_ten_thousand_scores(tmp_path: Path) -> None:
+    """Not an assertion on speed: prints the checkpoint time at the warehouse's everyday scale."""
+    records = [record_for(f"org/s{i}", 0.5, bench="scale", results=50) for i in range(200)]
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        import_tree(wh, write_tree(tmp_path / "tree", records), RawStore(tmp_path / "w.raw"))
+        summary = run_checkpoint(wh.con)
+    assert summary.frame_rows["scores"] == 10_000
+    assert summary.success, summary.message()
+    print(f"\ncheckpoint on {summary.frame_rows['scores']:,} scores: {summary.duration_s:.3f} s")

@@ -39,9 +39,14 @@ def _root(
 def _register() -> None:
     # Imported here so `evalhouse --help` lists every group and a group's heavy imports
     # (sklearn, great-expectations) load only when one of its commands runs.
-    from evalhouse.cli import warehouse
+    from evalhouse.cli import audit, curate, ingest, snapshot, validate, warehouse
 
     warehouse.register(app)
+    ingest.register(app)
+    curate.register(app)
+    validate.register(app)
+    audit.register(app)
+    snapshot.register(app)
 
 
 _register()

@@ -1,0 +1,260 @@
+"""Snapshot commands: create, verify, diff, open.
+
+Exit codes say what happened so scripts can gate on them: 0 fine; 1 the snapshot failed
+verification (``verify``) or A ⊆ B with shared cells unchanged does not hold (``diff``); 2 the
+input is not a usable snapshot (no manifest, unreadable, corrupted).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import duckdb
+import typer
+from rich.table import Table
+
+from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
+from evalhouse.config import raw_store_path
+from evalhouse.ingest.raw_store import RawStore, RawStoreError
+from evalhouse.warehouse.db import Warehouse, WarehouseError
+from evalhouse.warehouse.snapshot import (
+    CreatedSnapshot,
+    SnapshotError,
+    create_snapshot,
+    load_manifest,
+    open_snapshot,
+    verify_snapshot,
+)
+from evalhouse.warehouse.snapshot_diff import SnapshotDiff, TableDiff, diff_snapshots
+
+BAD_INPUT = 2
+SnapshotDir = Annotated[Path, typer.Argument(help="A snapshot folder (the one holding manifest.json).")]
+Limit = Annotated[
+    int, typer.Option("--limit", help="Example rows/cells listed per category (0 = all); counts are exact.")
+]
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"
+
+
+def create(
+    ctx: typer.Context,
+    out_dir: Annotated[Path, typer.Argument(help="A new (or empty) folder to write the snapshot into.")],
+    name: Annotated[str | None, typer.Option("--name", help="A label; not part of the id.")] = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """Freeze the warehouse: Parquet tables + views, an EEE tree and a content-hashed manifest.
+
+    The snapshot id is the sha256 of the manifest's content, so the same warehouse state always
+    gets the same id and the same bytes. The snapshot is recorded in the warehouse's snapshot
+    table; analyses record its id.
+    """
+    path = db_path(ctx)
+    if not path.exists():
+        raise fail(f"no warehouse at {path}: run 'evalhouse migrate' or 'evalhouse refresh' first", BAD_INPUT)
+    try:
+        with Warehouse.open(path) as wh:
+            created = create_snapshot(wh, out_dir, RawStore(raw_store_path(path)), name=name)
+    except (WarehouseError, SnapshotError, RawStoreError, OSError, duckdb.Error) as exc:
+        raise fail(str(exc)) from exc
+    _report_created(created, json_out)
+
+
+def _report_created(created: CreatedSnapshot, json_out: bool) -> None:
+    m = created.manifest
+    skipped = m["eee"]["skipped"]
+    if json_out:
+        emit_json(
+            {
+                "snapshot_id": created.snapshot_id,
+                "name": m["name"],
+                "path": str(created.path),
+                "created_at": m["created_at"],
+                "files": len(m["files"]) + 1,
+                "bytes": created.total_bytes,
+                "rows": {t: e["rows"] for t, e in m["tables"].items()},
+                "eee": m["eee"],
+                "previously_recorded_at": created.previous_path,
+            }
+        )
+    else:
+        kinds = [e["kind"] for e in m["tables"].values()]
+        out.print(
+            f"snapshot {created.snapshot_id} → {created.path}\n"
+            f"  {kinds.count('table')} tables, {kinds.count('view')} views, "
+            f"{m['eee']['records']} EEE records, {len(m['files']) + 1} files, {_mb(created.total_bytes)}"
+        )
+        if created.previous_path and created.previous_path != str(created.path):
+            out.print(f"  the same state was frozen before at {created.previous_path}")
+    for eval_id, reason in skipped:
+        console.print(f"[yellow]not in the EEE tree[/] (still in the Parquet) {eval_id}: {reason}")
+
+
+def verify(directory: SnapshotDir, json_out: JsonFlag = False) -> None:
+    """Re-hash every file of a snapshot against its manifest.
+
+    Names every changed, missing or extra file and a hand-edited manifest; exits 1 if there is
+    any, 2 if the folder is not a snapshot at all.
+    """
+    try:
+        report = verify_snapshot(directory)
+    except SnapshotError as exc:
+        raise fail(str(exc), BAD_INPUT) from exc
+    if json_out:
+        emit_json(report.as_dict())
+    elif report.ok:
+        out.print(
+            f"ok: snapshot {report.snapshot_id} — {report.checked} files, {_mb(report.bytes_checked)} "
+            "match the manifest"
+        )
+    if not report.ok:
+        for problem in report.problems():
+            console.print(f"[bold red]verify:[/] {problem}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/] {directory} does not match its manifest", highlight=False)
+        raise typer.Exit(1)
+
+
+def _table_lines(tables: list[TableDiff]) -> Table:
+    grid = Table(title="tables (by primary key; whole rows where there is none)")
+    for col in ("table", "added", "removed", "changed", "changed columns"):
+        grid.add_column(col, justify="left" if col in {"table", "changed columns"} else "right")
+    for t in tables:
+        if t.differs:
+            note = ", ".join(f"{c} ({n:,})" for c, n in t.changed_columns.items())
+            if t.only_in:
+                note = f"only in {t.only_in}"
+            grid.add_row(t.name, f"{t.added:,}", f"{t.removed:,}", f"{t.changed:,}", note)
+    return grid
+
+
+def _cell_line(prefix: str, cell: dict[str, Any]) -> str:
+    where = " × ".join(str(cell[k]) for k in ("config_id", "benchmark_id", "metric_id")) + (
+        f" [{cell['setup_key']}]" if cell["setup_key"] else ""
+    )
+    if "old_value" in cell:
+        unit = "" if cell["old_unit"] == cell["new_unit"] else f" ({cell['old_unit']} → {cell['new_unit']})"
+        return f"  {prefix} {where}: {cell['old_value']!r} → {cell['new_value']!r}{unit}"
+    return f"  {prefix} {where} = {cell['value']!r} {cell['unit']}"
+
+
+def _print_diff(result: SnapshotDiff) -> None:
+    out.print(f"A: {result.a['snapshot_id'][:16]}… {result.a['name'] or ''} ({result.a['path']})")
+    out.print(f"B: {result.b['snapshot_id'][:16]}… {result.b['name'] or ''} ({result.b['path']})")
+    changed = [t for t in result.tables if t.differs]
+    if changed:
+        out.print(_table_lines(result.tables))
+    out.print(f"{len(result.tables) - len(changed)} of {len(result.tables)} tables unchanged")
+    c = result.cells
+    out.print(
+        f"cells: {c.in_a:,} in A, {c.in_b:,} in B, {c.shared:,} shared — {c.n_added:,} added, "
+        f"{c.n_removed:,} removed, {c.n_changed:,} changed"
+    )
+    for prefix, cells in (("+", c.added), ("-", c.removed), ("~", c.changed)):
+        for cell in cells:
+            out.print(_cell_line(prefix, cell), highlight=False)
+    out.print(result.verdict)
+
+
+def diff(a: SnapshotDir, b: SnapshotDir, json_out: JsonFlag = False, limit: Limit = 20) -> None:
+    """Compare snapshot A with B: rows per table and cells (config × benchmark × metric × setup).
+
+    Ends with a one-line verdict, "A ⊂ B, all shared cells unchanged" when that holds (paper
+    004's check); exits 1 when A ⊆ B with shared cells unchanged does not hold, 2 when either
+    folder is not a valid snapshot.
+    """
+    try:
+        result = diff_snapshots(a, b, limit=limit or None)
+    except SnapshotError as exc:
+        raise fail(str(exc), BAD_INPUT) from exc
+    if json_out:
+        emit_json(result.as_dict())
+    else:
+        _print_diff(result)
+    if not result.subset_holds:
+        raise typer.Exit(1)
+
+
+def _snippet(directory: Path) -> str:
+    return (
+        "import evalhouse\n"
+        "from evalhouse.warehouse.snapshot import snapshot_frame\n"
+        f"con = evalhouse.open_snapshot({str(directory)!r})  # verified, read-only\n"
+        'df = snapshot_frame(con, "SELECT * FROM v_matrix_long")\n'
+        '# df.attrs["snapshot_id"] is what an analysis records'
+    )
+
+
+def _describe(directory: Path, json_out: bool) -> None:
+    manifest, _ = load_manifest(directory)
+    tables = {n: e["rows"] for n, e in manifest["tables"].items()}
+    if json_out:
+        emit_json({"snapshot_id": manifest["snapshot_id"], "name": manifest["name"], "rows": tables})
+        return
+    out.print(f"snapshot {manifest['snapshot_id']} {manifest['name'] or ''} (created {manifest['created_at']})")
+    grid = Table()
+    grid.add_column("table / view")
+    grid.add_column("rows", justify="right")
+    for name, rows in tables.items():
+        grid.add_row(name, f"{rows:,}")
+    grid.add_row("snapshot_meta", "1")
+    out.print(grid)
+    out.print('query it: evalhouse snapshot open DIR --sql "SELECT ..."   or in Python:')
+    out.print(_snippet(directory), highlight=False, markup=False)
+
+
+def _run_sql(con: duckdb.DuckDBPyConnection, sql: str, json_out: bool) -> None:
+    con.execute("SET enable_progress_bar = false")  # it would print into the rows
+    cur = con.execute(sql)
+    names = [d[0] for d in cur.description or []]
+    rows = cur.fetchall()
+    if json_out:
+        emit_json([dict(zip(names, row, strict=True)) for row in rows])
+        return
+    grid = Table()
+    for name in names:
+        grid.add_column(name)
+    for row in rows:
+        grid.add_row(*("" if v is None else str(v) for v in row))
+    out.print(grid)
+    console.print(f"{len(rows):,} row(s)")
+
+
+def open_(
+    directory: SnapshotDir,
+    sql: Annotated[str | None, typer.Option("--sql", help="Run one query on the snapshot and print its rows.")] = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """Query a snapshot read-only with the warehouse's views, or list what it holds.
+
+    Without --sql it prints the tables and views with row counts and the Python snippet
+    (evalhouse.open_snapshot) for analyses. The snapshot is verified first; a corrupted one is
+    refused (exit 2).
+    """
+    try:
+        con = open_snapshot(directory)
+    except SnapshotError as exc:
+        raise fail(str(exc), BAD_INPUT) from exc
+    try:
+        if sql is None:
+            _describe(directory, json_out)
+        else:
+            _run_sql(con, sql, json_out)
+    except duckdb.Error as exc:
+        raise fail(f"query failed: {exc}") from exc
+    finally:
+        con.close()
+
+
+def register(app: typer.Typer) -> None:
+    group = typer.Typer(
+        name="snapshot",
+        help="Frozen, content-hashed exports of the warehouse: create, verify, diff, open.",
+        no_args_is_help=True,
+    )
+    group.command("create")(create)
+    group.command("verify")(verify)
+    group.command("diff")(diff)
+    group.command("open")(open_)
+    app.add_typer(group, name="snapshot")

@@ -1,0 +1,684 @@
+"""Frozen snapshots: content-hashed Parquet + EEE exports of the warehouse that verify and reload.
+
+Analyses run on a snapshot id, never on a moving warehouse. A snapshot folder holds every
+canonical table and the analysis-facing ``v_*`` views as Parquet (``score`` hive-partitioned by
+``source_key``), the records as an EEE datastore tree under ``eee/``, and ``manifest.json`` with
+each file's sha256 and row count. The snapshot id is the sha256 of the manifest's *content*
+fields, so the same warehouse state always gets the same id, and ``verify`` can tell a changed,
+missing or extra file by name.
+
+Why the bytes are reproducible: rows are sorted by primary key (by every column when there is
+none), the Parquet writer runs on one thread with fixed settings (DuckDB's output with several
+threads depends on the scheduling), partition files get a fixed name pattern, and the manifest
+leaves out everything that depends on the clock or the folder (``created_at``, the path). The
+``name`` is a label, not content: the same state frozen twice under two names is one snapshot.
+Timestamp columns of the warehouse (``loaded_at``, ``registered_at``...) are kept: they are part of
+the warehouse state, so they change only when the state does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path, PurePosixPath
+from typing import Any, ClassVar
+
+import duckdb
+import pandas as pd
+
+from evalhouse import __version__
+from evalhouse.curation.registry import load_registry
+from evalhouse.ingest.eee_datastore import export_tree
+from evalhouse.ingest.raw_store import RawStore
+from evalhouse.warehouse.db import Warehouse, views
+
+FORMAT = "evalhouse-snapshot"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+EEE_DIR = "eee"
+PARTITION_BY = {"score": "source_key"}
+PARQUET = {"compression": "zstd", "compression_level": 3, "row_group_size": 122_880, "threads": 1}
+# Manifest fields that are not content: the id itself, its seal, the label and the clock.
+NOT_CONTENT = ("snapshot_id", "seal_sha256", "name", "created_at")
+EXCLUDED = {
+    "_migrations": "represented by schema_version and migrations in the manifest",
+    "snapshot": "the register of snapshots; including it would change the next snapshot's id",
+    "analysis_run": "results fitted on a snapshot (they cite its id), not inputs to one",
+}
+EXCLUDED_PREFIXES = ("_", "analysis_")
+
+
+class SnapshotError(RuntimeError):
+    """A snapshot that cannot be created, read or trusted; the message names the problem."""
+
+
+# -- small helpers --------------------------------------------------------------------------
+
+
+def packaged_sql(name: str) -> str:
+    return resources.files("evalhouse.warehouse").joinpath(name).read_text(encoding="utf-8")
+
+
+def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> Any:
+    """The first value of a query, with the result fully consumed (DuckDB 2 otherwise keeps a
+    half-read result open on the connection and a later statement can fail on it)."""
+    rows = con.execute(sql, params or []).fetchall()
+    return rows[0][0] if rows else None
+
+
+def quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def canonical_json(value: Any) -> bytes:
+    """The bytes the id is computed over: sorted keys, no whitespace, UTF-8."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def manifest_bytes(manifest: dict[str, Any]) -> bytes:
+    """The one serialisation evalhouse writes (so any hand edit, even of spacing, is visible)."""
+    return (json.dumps(manifest, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def content_id(manifest: dict[str, Any]) -> str:
+    """sha256 of the content fields: equal for two snapshots of the same warehouse state."""
+    content = {k: v for k, v in manifest.items() if k not in NOT_CONTENT}
+    return hashlib.sha256(canonical_json(content)).hexdigest()
+
+
+def seal(manifest: dict[str, Any]) -> str:
+    """sha256 of every field but the seal, so an edit to the label or the clock is caught too."""
+    return hashlib.sha256(canonical_json({k: v for k, v in manifest.items() if k != "seal_sha256"})).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def tree_files(root: Path) -> list[str]:
+    """Every regular file under ``root`` as a sorted relative POSIX path, the manifest excluded."""
+    found = []
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            rel = (Path(dirpath) / name).relative_to(root).as_posix()
+            if rel != MANIFEST:
+                found.append(rel)
+    return sorted(found)
+
+
+# -- what goes in ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A table or view to freeze: its columns, sort key and (for ``score``) partition column."""
+
+    name: str
+    kind: str  # "table" or "view"
+    columns: list[list[str]]
+    primary_key: list[str]
+    partition_by: str | None = None
+    sql: str | None = None  # a view's CREATE statement (views() order is dependency order)
+
+    @property
+    def sql_sha256(self) -> str | None:
+        return hashlib.sha256(self.sql.encode()).hexdigest() if self.sql else None
+
+    @property
+    def order_by(self) -> str:
+        return ", ".join(quote_ident(c) for c in self.primary_key) if self.primary_key else "ALL"
+
+
+def _included(name: str) -> bool:
+    return name not in EXCLUDED and not name.startswith(EXCLUDED_PREFIXES)
+
+
+def relations(con: duckdb.DuckDBPyConnection) -> list[Relation]:
+    """Every base table but the internal ones, then every ``v_*`` view that ``views()`` ships."""
+    found = [
+        Relation(name, "table", columns, list(pk or []), PARTITION_BY.get(name))
+        for name, columns, pk in con.execute(packaged_sql("snapshot_tables.sql"), ["BASE TABLE"]).fetchall()
+        if _included(name)
+    ]
+    described = {
+        name: columns for name, columns, _ in con.execute(packaged_sql("snapshot_tables.sql"), ["VIEW"]).fetchall()
+    }
+    for name, sql in views():
+        if name not in described:
+            raise SnapshotError(f"view {name} is not in the warehouse; open it for writing once to create it")
+        found.append(Relation(name, "view", described[name], [], None, sql))
+    return found
+
+
+def excluded_tables(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The base tables a snapshot leaves out, each with the reason (recorded in the manifest)."""
+    names = [r[0] for r in con.execute(packaged_sql("snapshot_tables.sql"), ["BASE TABLE"]).fetchall()]
+    return {
+        name: EXCLUDED.get(name, "internal: its name starts with _ or analysis_")
+        for name in names
+        if not _included(name)
+    }
+
+
+# -- create ---------------------------------------------------------------------------------
+
+
+@dataclass
+class CreatedSnapshot:
+    path: Path
+    manifest: dict[str, Any]
+    previous_path: str | None = None  # where the same id had been recorded before, if anywhere
+
+    @property
+    def snapshot_id(self) -> str:
+        return self.manifest["snapshot_id"]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(f["bytes"] for f in self.manifest["files"].values()) + len(manifest_bytes(self.manifest))
+
+
+def _writer_options(rel: Relation) -> str:
+    options = (
+        f"FORMAT parquet, COMPRESSION {PARQUET['compression']}, "
+        f"COMPRESSION_LEVEL {PARQUET['compression_level']}, ROW_GROUP_SIZE {PARQUET['row_group_size']}"
+    )
+    if rel.partition_by:
+        options += f", PARTITION_BY ({quote_ident(rel.partition_by)}), FILENAME_PATTERN 'data_{{i}}'"
+    return options
+
+
+def _write_relation(con: duckdb.DuckDBPyConnection, rel: Relation, staging: Path) -> None:
+    """One COPY per relation; a partitioned one writes ``<name>/<col>=<value>/data_0.parquet``."""
+    target = staging / rel.name
+    if not rel.partition_by:
+        target.mkdir(parents=True)
+        target = target / "data_0.parquet"
+    con.execute(
+        f"COPY (SELECT * FROM {quote_ident(rel.name)} ORDER BY {rel.order_by}) "
+        f"TO {quote_literal(str(target))} ({_writer_options(rel)})"
+    )
+
+
+class _WriterSettings:
+    """Run the writer on one thread: with more, DuckDB's row groups (and bytes) vary run to run.
+
+    The progress bar goes too: it would print into ``--json`` output on long copies.
+    """
+
+    SETTINGS: ClassVar[dict[str, str]] = {
+        "threads": "1",
+        "preserve_insertion_order": "true",
+        "enable_progress_bar": "false",
+    }
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self.saved: dict[str, str] = {}
+
+    def __enter__(self) -> None:
+        for key, value in self.SETTINGS.items():
+            self.saved[key] = str(scalar(self.con, f"SELECT current_setting('{key}')")).lower()
+            self.con.execute(f"SET {key} = {value}")
+
+    def __exit__(self, *exc: object) -> None:
+        for key, value in self.saved.items():
+            self.con.execute(f"SET {key} = {value}")
+
+
+def _file_rows(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    if path.suffix == ".parquet":
+        return int(scalar(con, "SELECT sum(num_rows) FROM parquet_file_metadata(?)", [str(path)]) or 0)
+    if path.suffix == ".jsonl":
+        return sum(1 for line in path.read_bytes().splitlines() if line.strip())
+    return 1  # one EEE aggregate record per .json file
+
+
+def _files(con: duckdb.DuckDBPyConnection, staging: Path) -> dict[str, dict[str, Any]]:
+    return {
+        rel: {
+            "sha256": file_sha256(staging / rel),
+            "bytes": (staging / rel).stat().st_size,
+            "rows": _file_rows(con, staging / rel),
+        }
+        for rel in tree_files(staging)
+    }
+
+
+def _relation_entry(rel: Relation, files: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    mine = [p for p in files if p.startswith(f"{rel.name}/") and p.endswith(".parquet")]
+    entry: dict[str, Any] = {
+        "kind": rel.kind,
+        "columns": rel.columns,
+        "primary_key": rel.primary_key,
+        "files": mine,
+        "rows": sum(files[p]["rows"] for p in mine),
+    }
+    if rel.partition_by:
+        entry["partition_by"] = rel.partition_by
+    if rel.sql_sha256:
+        entry["sql_sha256"] = rel.sql_sha256
+    return entry
+
+
+def warehouse_facts(wh: Warehouse) -> dict[str, Any]:
+    """What the manifest says about the warehouse the snapshot was taken from (not the clock)."""
+    registry = load_registry()
+    con = wh.con
+    return {
+        "evalhouse_version": __version__,
+        "duckdb_version": duckdb.__version__,  # the Parquet bytes name the writer's version
+        "schema_version": wh.schema_version(),
+        "migrations": [
+            {"version": v, "name": n, "sha256": s}
+            for v, n, s in con.execute("SELECT version, name, sha256 FROM _migrations ORDER BY version").fetchall()
+        ],
+        "registry": {
+            "version": registry.version,
+            "files": dict(sorted(registry.versions.items())),
+            "content_sha256": registry.content_sha256,
+        },
+        "registry_versions_in_data": [
+            r[0]
+            for r in con.execute(
+                "SELECT DISTINCT registry_version FROM ingest_run WHERE registry_version IS NOT NULL ORDER BY 1"
+            ).fetchall()
+        ],
+        "ingest_runs": [r[0] for r in con.execute("SELECT run_id FROM ingest_run ORDER BY run_id").fetchall()],
+        "excluded_tables": excluded_tables(con),
+    }
+
+
+def build_manifest(
+    facts: dict[str, Any],
+    rels: list[Relation],
+    files: dict[str, dict[str, Any]],
+    eee: dict[str, Any],
+    *,
+    name: str | None,
+    created_at: datetime,
+) -> dict[str, Any]:
+    """The manifest with its id and seal filled in."""
+    manifest: dict[str, Any] = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "name": name,
+        "created_at": created_at.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        **facts,
+        "parquet": {**PARQUET, "partition_by": PARTITION_BY},
+        "tables": {rel.name: _relation_entry(rel, files) for rel in rels},
+        "eee": eee,
+        "files": files,
+    }
+    manifest["snapshot_id"] = content_id(manifest)
+    manifest["seal_sha256"] = seal(manifest)
+    return manifest
+
+
+def _staged_entry(rel: Relation, staging: Path) -> dict[str, Any]:
+    files = sorted(p.relative_to(staging).as_posix() for p in (staging / rel.name).rglob("*.parquet"))
+    return {"columns": rel.columns, "files": files, "partition_by": rel.partition_by}
+
+
+def _materialise_views(con: duckdb.DuckDBPyConnection, staging: Path, rels: list[Relation]) -> None:
+    """Write each view once, computed from the frozen table files rather than the warehouse.
+
+    Each view's SQL runs over the staged Parquet, then the view is replaced by its own frozen
+    file, so a view that depends on another reads it instead of recomputing the whole chain
+    (at 10^6 scores that halves the time), and every materialised view is by construction a
+    function of the tables beside it.
+    """
+    for rel in rels:
+        if rel.kind == "table":
+            con.execute(f"CREATE VIEW {quote_ident(rel.name)} AS {relation_sql(staging, _staged_entry(rel, staging))}")
+    for rel in rels:
+        if rel.kind == "view" and rel.sql:
+            con.execute(rel.sql)
+            _write_relation(con, rel, staging)
+            frozen = relation_sql(staging, _staged_entry(rel, staging))
+            con.execute(f"CREATE OR REPLACE VIEW {quote_ident(rel.name)} AS {frozen}")
+
+
+def _prepare_target(out_dir: Path) -> Path:
+    """A staging folder beside ``out_dir``, so a failed create never leaves a half snapshot."""
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise SnapshotError(f"{out_dir} already exists and is not an empty folder; a snapshot never overwrites")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = out_dir.parent / f".{out_dir.name}.partial-{os.getpid()}"
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir()
+    return staging
+
+
+def _export_eee(wh: Warehouse, staging: Path, store: RawStore) -> dict[str, Any]:
+    summary = export_tree(wh, staging / EEE_DIR, store)
+    return {
+        "root": EEE_DIR,
+        "records": summary.written,
+        "samples_files": summary.samples,
+        "skipped": [list(s) for s in summary.skipped],
+    }
+
+
+def create_snapshot(
+    wh: Warehouse,
+    out_dir: str | os.PathLike[str],
+    store: RawStore,
+    *,
+    name: str | None = None,
+    created_at: datetime | None = None,
+) -> CreatedSnapshot:
+    """Freeze the warehouse into ``out_dir`` and record it in the ``snapshot`` table.
+
+    The tables, the EEE tree and the manifest's facts are read in one transaction under the
+    writer lock the caller holds, so they describe one state; the views are then computed from
+    the frozen table files. A failure leaves no folder behind.
+    """
+    if wh.read_only:
+        raise SnapshotError("creating a snapshot records it in the warehouse: open the warehouse for writing")
+    out_dir = Path(out_dir).resolve()
+    staging = _prepare_target(out_dir)
+    try:
+        with _WriterSettings(wh.con), wh.transaction() as con:
+            rels = relations(con)
+            for rel in rels:
+                if rel.kind == "table":
+                    _write_relation(con, rel, staging)
+            eee = _export_eee(wh, staging, store)
+            facts = warehouse_facts(wh)
+        scratch = duckdb.connect()
+        try:
+            with _WriterSettings(scratch):
+                _materialise_views(scratch, staging, rels)
+                files = _files(scratch, staging)
+        finally:
+            scratch.close()
+        manifest = build_manifest(facts, rels, files, eee, name=name, created_at=created_at or datetime.now(UTC))
+        (staging / MANIFEST).write_bytes(manifest_bytes(manifest))
+        if out_dir.exists():
+            out_dir.rmdir()
+        staging.rename(out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    previous = _record(wh, manifest, out_dir)
+    return CreatedSnapshot(out_dir, manifest, previous)
+
+
+def _record(wh: Warehouse, manifest: dict[str, Any], path: Path) -> str | None:
+    sid = manifest["snapshot_id"]
+    previous = wh.scalar("SELECT path FROM snapshot WHERE snapshot_id = ?", [sid])
+    created = datetime.fromisoformat(manifest["created_at"].replace("Z", "+00:00")).replace(tzinfo=None)
+    with wh.transaction() as con:
+        con.execute(
+            packaged_sql("snapshot_record.sql"),
+            [sid, manifest["name"], created, str(path), manifest_bytes(manifest).decode()],
+        )
+    return previous
+
+
+# -- verify ---------------------------------------------------------------------------------
+
+
+@dataclass
+class VerifyReport:
+    """What ``verify`` found; ``problems`` names every file that is not as the manifest says."""
+
+    path: Path
+    manifest: dict[str, Any]
+    checked: int = 0
+    bytes_checked: int = 0
+    changed: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+    manifest_problems: list[str] = field(default_factory=list)
+    details: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.changed or self.missing or self.extra or self.manifest_problems)
+
+    @property
+    def snapshot_id(self) -> str | None:
+        return self.manifest.get("snapshot_id")
+
+    def problems(self) -> list[str]:
+        return [
+            *(f"{MANIFEST}: {p}" for p in self.manifest_problems),
+            *(f"{p}: changed ({self.details[p]})" for p in self.changed),
+            *(f"{p}: missing (listed in the manifest, not on disk)" for p in self.missing),
+            *(f"{p}: extra file (not in the manifest)" for p in self.extra),
+        ]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "snapshot_id": self.snapshot_id,
+            "ok": self.ok,
+            "files_checked": self.checked,
+            "bytes_checked": self.bytes_checked,
+            "changed": self.changed,
+            "missing": self.missing,
+            "extra": self.extra,
+            "manifest_problems": self.manifest_problems,
+            "problems": self.problems(),
+        }
+
+
+def load_manifest(path: str | os.PathLike[str]) -> tuple[dict[str, Any], bytes]:
+    """The parsed manifest and its bytes; a folder without one is not a snapshot."""
+    root = Path(path)
+    if not root.is_dir():
+        raise SnapshotError(f"{root} is not a folder (a snapshot is a folder with {MANIFEST})")
+    raw_path = root / MANIFEST
+    if not raw_path.is_file():
+        raise SnapshotError(f"{root} is not a snapshot: it has no {MANIFEST}")
+    raw = raw_path.read_bytes()
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SnapshotError(f"{root / MANIFEST} is not valid JSON ({exc}); the snapshot is damaged") from exc
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise SnapshotError(f"{root / MANIFEST} is not an evalhouse snapshot manifest (no format {FORMAT!r})")
+    tables = manifest.get("tables")
+    if (
+        not isinstance(manifest.get("files"), dict)
+        or not isinstance(tables, dict)
+        or not all(isinstance(e, dict) and isinstance(e.get("files"), list) for e in tables.values())
+    ):
+        raise SnapshotError(f"{root / MANIFEST} has no well-formed files/tables sections; the snapshot is damaged")
+    return manifest, raw
+
+
+def _unsafe(rel: str) -> bool:
+    return PurePosixPath(rel).is_absolute() or ".." in PurePosixPath(rel).parts
+
+
+def _manifest_problems(manifest: dict[str, Any], raw: bytes) -> list[str]:
+    problems = []
+    if manifest.get("format_version") != FORMAT_VERSION:
+        problems.append(f"format_version {manifest.get('format_version')!r}, this evalhouse reads {FORMAT_VERSION}")
+    actual = content_id(manifest)
+    if actual != manifest.get("snapshot_id"):
+        problems.append(
+            f"edited: its content hashes to {actual[:16]}… but it claims snapshot id "
+            f"{str(manifest.get('snapshot_id'))[:16]}…"
+        )
+    elif seal(manifest) != manifest.get("seal_sha256"):
+        problems.append("edited: name or created_at no longer match the seal written at creation")
+    if manifest_bytes(manifest) != raw:
+        problems.append("edited: the bytes are not the form evalhouse writes (whitespace or key order changed)")
+    unsafe = [p for p in manifest["files"] if _unsafe(p)]
+    if unsafe:
+        problems.append(f"lists paths outside the snapshot folder: {unsafe[:5]}")
+    listed = set(manifest["files"])
+    for table, entry in manifest["tables"].items():
+        unknown = [f for f in entry["files"] if f not in listed]
+        if unknown:
+            problems.append(f"table {table} names files that have no hash: {unknown[:5]}")
+    return problems
+
+
+def _check_file(report: VerifyReport, rel: str, expected: dict[str, Any]) -> None:
+    path = report.path / rel
+    if not path.is_file():
+        report.missing.append(rel)
+        return
+    size = path.stat().st_size
+    digest = file_sha256(path)
+    report.checked += 1
+    report.bytes_checked += size
+    if digest == expected.get("sha256") and size == expected.get("bytes"):
+        return
+    report.changed.append(rel)
+    note = f"sha256 {digest[:12]}…, manifest says {str(expected.get('sha256'))[:12]}…"
+    if size != expected.get("bytes"):
+        short = " — truncated" if isinstance(expected.get("bytes"), int) and size < expected["bytes"] else ""
+        note += f"; {size} bytes, manifest says {expected.get('bytes')}{short}"
+    report.details[rel] = note
+
+
+def verify_snapshot(path: str | os.PathLike[str]) -> VerifyReport:
+    """Re-hash every file; report changed, missing and extra files and an edited manifest.
+
+    Raises :class:`SnapshotError` only when ``path`` is not a readable snapshot at all.
+    """
+    manifest, raw = load_manifest(path)
+    report = VerifyReport(Path(path), manifest, manifest_problems=_manifest_problems(manifest, raw))
+    for rel, expected in sorted(manifest["files"].items()):
+        if _unsafe(rel):
+            continue  # reported as a manifest problem; never read outside the folder
+        if not isinstance(expected, dict):
+            report.changed.append(rel)
+            report.details[rel] = "its manifest entry is not an object"
+            continue
+        _check_file(report, rel, expected)
+    report.extra = [rel for rel in tree_files(report.path) if rel not in manifest["files"]]
+    return report
+
+
+def require_verified(path: str | os.PathLike[str]) -> VerifyReport:
+    """Verify, and refuse (with every problem named) a snapshot that does not match its manifest."""
+    report = verify_snapshot(path)
+    if not report.ok:
+        raise SnapshotError(f"{path} failed verification: " + "; ".join(report.problems()))
+    return report
+
+
+# -- open -----------------------------------------------------------------------------------
+
+
+def relation_sql(root: Path, entry: dict[str, Any]) -> str:
+    """``SELECT`` over the relation's verified Parquet files, columns in the warehouse's order.
+
+    The file list is explicit (not a glob) so only hashed files are read; hive partitioning is on
+    only for the partitioned table, so a ``key=value`` folder above the snapshot adds nothing.
+    """
+    columns = entry["columns"]
+    if not entry["files"]:
+        # an empty partitioned table has no files at all: keep its typed, empty shape
+        typed = ", ".join(f"CAST(NULL AS {ctype}) AS {quote_ident(col)}" for col, ctype in columns)
+        return f"SELECT {typed} WHERE false"
+    files = ", ".join(quote_literal(str((root / f).resolve())) for f in entry["files"])
+    part = entry.get("partition_by")
+    if part:
+        ptype = dict((c, t) for c, t in columns)[part]
+        options = f"hive_partitioning = true, hive_types = {{{quote_literal(part)}: {ptype}}}"
+    else:
+        options = "hive_partitioning = false"
+    return f"SELECT {', '.join(quote_ident(c) for c, _ in columns)} FROM read_parquet([{files}], {options})"
+
+
+def _meta_sql(root: Path, manifest: dict[str, Any]) -> str:
+    values = {
+        "snapshot_id": quote_literal(manifest["snapshot_id"]),
+        "name": quote_literal(manifest["name"]) if manifest.get("name") else "CAST(NULL AS VARCHAR)",
+        "created_at": f"CAST({quote_literal(manifest['created_at'].rstrip('Z'))} AS TIMESTAMP)",
+        "path": quote_literal(str(root.resolve())),
+        "schema_version": str(int(manifest["schema_version"])),
+        "evalhouse_version": quote_literal(manifest["evalhouse_version"]),
+        "registry_version": quote_literal(manifest["registry"]["version"]),
+    }
+    return "CREATE VIEW snapshot_meta AS SELECT " + ", ".join(f"{v} AS {k}" for k, v in values.items())
+
+
+def _create_views(con: duckdb.DuckDBPyConnection, root: Path, manifest: dict[str, Any]) -> None:
+    """The warehouse's views over the snapshot: the frozen ones, then any added to evalhouse since.
+
+    A frozen view is the warehouse's view SQL (its sha256 is in the manifest) run over the very
+    table files beside it at creation, so reading it gives what the SQL would, without
+    recomputing the chain on every query (seconds per query at 10^6 scores), and a snapshot id
+    keeps meaning one set of values when a later evalhouse changes a view. A view added to
+    evalhouse after the snapshot is created from its SQL when the tables it reads are there.
+    """
+    frozen = {n: e for n, e in manifest["tables"].items() if e["kind"] == "view"}
+    for name, entry in frozen.items():
+        con.execute(f"CREATE VIEW {quote_ident(name)} AS {relation_sql(root, entry)}")
+    for name, sql in views():
+        if name in frozen:
+            continue
+        try:
+            con.execute(sql)
+        except duckdb.Error:
+            continue  # a newer view over tables (or columns) this snapshot does not have
+
+
+def _build_catalog(catalog: Path, root: Path, manifest: dict[str, Any]) -> None:
+    con = duckdb.connect(str(catalog))
+    try:
+        for name, entry in manifest["tables"].items():
+            if entry["kind"] == "table":
+                con.execute(f"CREATE VIEW {quote_ident(name)} AS {relation_sql(root, entry)}")
+        _create_views(con, root, manifest)
+        con.execute(_meta_sql(root, manifest))
+    finally:
+        con.close()
+
+
+def open_snapshot(path: str | os.PathLike[str], *, verify: bool = True) -> duckdb.DuckDBPyConnection:
+    """A read-only DuckDB connection over a snapshot's Parquet files with the warehouse's views.
+
+    The snapshot is verified first and a corrupted one is refused. The tables and views are
+    views over ``read_parquet`` in a catalog file that is reopened read-only (an in-memory
+    database cannot be), so CREATE/INSERT/UPDATE on them fail; temporary tables still work as
+    scratch space. ``SELECT snapshot_id FROM snapshot_meta`` (or :func:`snapshot_id`) gives the
+    id to record with an analysis. ``verify=False`` skips the re-hash for a snapshot you have just
+    verified yourself.
+    """
+    root = Path(path).resolve()
+    if verify:
+        manifest = require_verified(root).manifest
+    else:
+        manifest, _ = load_manifest(root)
+    tmp = Path(tempfile.mkdtemp(prefix="evalhouse-snapshot-"))
+    try:
+        catalog = tmp / "snapshot.duckdb"
+        _build_catalog(catalog, root, manifest)
+        # Once open, the catalog is in memory and the file can go (the descriptor keeps it).
+        return duckdb.connect(str(catalog), read_only=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def snapshot_id(con: duckdb.DuckDBPyConnection) -> str:
+    """The id of the snapshot behind a connection from :func:`open_snapshot`."""
+    return scalar(con, "SELECT snapshot_id FROM snapshot_meta")
+
+
+def snapshot_frame(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
+    """A query result as a DataFrame carrying ``attrs['snapshot_id']``, which analyses record."""
+    frame = con.execute(sql, params or []).df()
+    frame.attrs["snapshot_id"] = snapshot_id(con)
+    return frame

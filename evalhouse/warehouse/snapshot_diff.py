@@ -1,0 +1,251 @@
+"""What changed between two snapshots: rows per table, and cells with their old and new values.
+
+Tables are compared by primary key (added, removed, and changed rows with the columns that
+changed); a table without one is compared as a multiset of whole rows. The verdict is about
+*cells* — model configuration × benchmark × metric × setup, one row of ``v_scores_canonical``,
+the value an analysis reads — because that is what a downstream result depends on: paper 004
+checks that its 586-row snapshot is a strict subset of the 605-row one with "all benchmark cells
+observed in both snapshots exactly unchanged". Score rows keyed by ``source_row_key`` would be
+the wrong unit: a second source for a cell adds a row without changing the cell, and a conflict
+policy change alters cells without touching a row.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from evalhouse.warehouse.snapshot import (
+    SnapshotError,
+    packaged_sql,
+    quote_ident,
+    quote_literal,
+    relation_sql,
+    require_verified,
+    scalar,
+)
+
+CELL_KEY = ("config_id", "benchmark_id", "metric_id", "setup_key")
+SUBSET = "A ⊂ B, all shared cells unchanged"
+EQUAL = "A = B on cells: none added, removed or changed"
+
+
+@dataclass
+class TableDiff:
+    name: str
+    key: list[str]  # the primary key, or every shared column for a table without one
+    added: int = 0
+    removed: int = 0
+    changed: int = 0
+    changed_columns: dict[str, int] = field(default_factory=dict)
+    only_in: str | None = None
+    columns_added: list[str] = field(default_factory=list)
+    columns_removed: list[str] = field(default_factory=list)
+    examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def differs(self) -> bool:
+        return bool(
+            self.added or self.removed or self.changed or self.only_in or self.columns_added or self.columns_removed
+        )
+
+
+@dataclass
+class CellDiff:
+    in_a: int
+    in_b: int
+    shared: int
+    n_added: int
+    n_removed: int
+    n_changed: int
+    added: list[dict[str, Any]]
+    removed: list[dict[str, Any]]
+    changed: list[dict[str, Any]]
+
+
+@dataclass
+class SnapshotDiff:
+    a: dict[str, Any]
+    b: dict[str, Any]
+    tables: list[TableDiff]
+    cells: CellDiff
+    verdict: str
+    subset_holds: bool  # A ⊆ B with every shared cell unchanged
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "verdict": self.verdict,
+            "subset_holds": self.subset_holds,
+            "cells": asdict(self.cells),
+            "tables": {t.name: {k: v for k, v in asdict(t).items() if k != "name"} for t in self.tables},
+        }
+
+
+def _attach(con: duckdb.DuckDBPyConnection, schema: str, root: Path, manifest: dict[str, Any]) -> None:
+    con.execute(f"CREATE SCHEMA {schema}")
+    for name, entry in manifest["tables"].items():
+        con.execute(f"CREATE VIEW {schema}.{quote_ident(name)} AS {relation_sql(root, entry)}")
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, limit: int | None) -> list[dict[str, Any]]:
+    cur = con.execute(sql + (f" LIMIT {int(limit)}" if limit is not None else ""))
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def _count(con: duckdb.DuckDBPyConnection, sql: str) -> int:
+    return int(scalar(con, f"SELECT count(*) FROM ({sql})"))
+
+
+def _keyed_diff(con: duckdb.DuckDBPyConnection, td: TableDiff, columns: list[str], limit: int | None) -> None:
+    """Rows added and removed by key; shared keys whose other columns differ, and which columns."""
+    t = quote_ident(td.name)
+    keys = ", ".join(quote_ident(k) for k in td.key)
+    order = f" ORDER BY {keys}"
+    added = f"SELECT {keys} FROM snap_b.{t} ANTI JOIN snap_a.{t} USING ({keys})"
+    removed = f"SELECT {keys} FROM snap_a.{t} ANTI JOIN snap_b.{t} USING ({keys})"
+    td.added, td.removed = _count(con, added), _count(con, removed)
+    td.examples = {"added": _rows(con, added + order, limit), "removed": _rows(con, removed + order, limit)}
+    others = [c for c in columns if c not in td.key]
+    if not others:
+        return
+    differs = [f"a.{quote_ident(c)} IS DISTINCT FROM b.{quote_ident(c)}" for c in others]
+    flags = ", ".join(f"CASE WHEN {d} THEN {quote_literal(c)} END" for d, c in zip(differs, others, strict=True))
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE changed_rows AS SELECT {keys}, "
+        f"list_filter([{flags}], lambda x: x IS NOT NULL) AS changed_columns "
+        f"FROM snap_a.{t} a JOIN snap_b.{t} b USING ({keys}) WHERE {' OR '.join(differs)}"
+    )
+    td.changed = _count(con, "SELECT * FROM changed_rows")
+    td.changed_columns = dict(
+        con.execute(
+            "SELECT col, count(*) FROM (SELECT unnest(changed_columns) AS col FROM changed_rows) "
+            "GROUP BY col ORDER BY col"
+        ).fetchall()
+    )
+    td.examples["changed"] = _rows(con, f"SELECT * FROM changed_rows{order}", limit)
+
+
+def _multiset_diff(con: duckdb.DuckDBPyConnection, td: TableDiff, columns: list[str], limit: int | None) -> None:
+    """A table without a primary key: whole rows, counted with multiplicity."""
+    t = quote_ident(td.name)
+    cols = ", ".join(quote_ident(c) for c in columns)
+    added = f"SELECT {cols} FROM snap_b.{t} EXCEPT ALL SELECT {cols} FROM snap_a.{t}"
+    removed = f"SELECT {cols} FROM snap_a.{t} EXCEPT ALL SELECT {cols} FROM snap_b.{t}"
+    td.added, td.removed = _count(con, added), _count(con, removed)
+    td.examples = {
+        "added": _rows(con, f"SELECT * FROM ({added}) ORDER BY ALL", limit),
+        "removed": _rows(con, f"SELECT * FROM ({removed}) ORDER BY ALL", limit),
+    }
+
+
+def _table_diff(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    ea: dict[str, Any] | None,
+    eb: dict[str, Any] | None,
+    limit: int | None,
+) -> TableDiff:
+    if ea is None or eb is None:
+        present = eb if ea is None else ea
+        assert present is not None
+        td = TableDiff(name, present["primary_key"], only_in="B" if ea is None else "A")
+        if ea is None:
+            td.added = present["rows"]
+        else:
+            td.removed = present["rows"]
+        return td
+    cols_a = [c for c, _ in ea["columns"]]
+    cols_b = [c for c, _ in eb["columns"]]
+    shared = [c for c in cols_b if c in cols_a]
+    same_key = ea["primary_key"] == eb["primary_key"] and ea["primary_key"]
+    td = TableDiff(
+        name,
+        list(eb["primary_key"]) if same_key else shared,
+        columns_added=[c for c in cols_b if c not in cols_a],
+        columns_removed=[c for c in cols_a if c not in cols_b],
+    )
+    if same_key:
+        _keyed_diff(con, td, shared, limit)
+    else:
+        _multiset_diff(con, td, shared, limit)
+    return td
+
+
+def _cell_diff(con: duckdb.DuckDBPyConnection, limit: int | None) -> CellDiff:
+    con.execute(packaged_sql("snapshot_cells_diff.sql"))
+    counts = dict(con.execute("SELECT status, count(*) FROM cell_diff GROUP BY status").fetchall())
+    order = " ORDER BY " + ", ".join(CELL_KEY)
+    key = ", ".join(CELL_KEY)
+
+    def listed(status: str, cols: str) -> list[dict[str, Any]]:
+        return _rows(con, f"SELECT {key}, {cols} FROM cell_diff WHERE status = '{status}'{order}", limit)
+
+    shared = counts.get("unchanged", 0) + counts.get("changed", 0)
+    return CellDiff(
+        in_a=shared + counts.get("removed", 0),
+        in_b=shared + counts.get("added", 0),
+        shared=shared,
+        n_added=counts.get("added", 0),
+        n_removed=counts.get("removed", 0),
+        n_changed=counts.get("changed", 0),
+        added=listed("added", "new_value AS value, new_unit AS unit"),
+        removed=listed("removed", "old_value AS value, old_unit AS unit"),
+        changed=listed("changed", "old_value, new_value, old_unit, new_unit"),
+    )
+
+
+def verdict(cells: CellDiff) -> tuple[str, bool]:
+    """One line: whether A ⊆ B holds with every shared cell unchanged, and if not, what breaks it."""
+    if not (cells.n_added or cells.n_removed or cells.n_changed):
+        return EQUAL, True
+    if not (cells.n_removed or cells.n_changed):
+        return SUBSET, True
+    breaks = []
+    if cells.n_removed:
+        breaks.append(f"{cells.n_removed:,} cell(s) of A are missing from B")
+    if cells.n_changed:
+        breaks.append(f"{cells.n_changed:,} shared cell(s) changed value")
+    return "A ⊄ B: " + " and ".join(breaks), False
+
+
+def _describe(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "path": str(root),
+        "snapshot_id": manifest["snapshot_id"],
+        "name": manifest.get("name"),
+        "created_at": manifest.get("created_at"),
+    }
+
+
+def diff_snapshots(a: str | os.PathLike[str], b: str | os.PathLike[str], *, limit: int | None = None) -> SnapshotDiff:
+    """Verify both snapshots, then compare every table and every cell of A against B.
+
+    ``limit`` caps the example rows and cells listed per category (the counts are always exact).
+    """
+    roots = (Path(a).resolve(), Path(b).resolve())
+    manifests = [require_verified(root).manifest for root in roots]
+    for root, manifest in zip(roots, manifests, strict=True):
+        if "v_scores_canonical" not in manifest["tables"]:
+            raise SnapshotError(f"{root} has no v_scores_canonical, so it has no cells to compare")
+    con = duckdb.connect()
+    try:
+        con.execute("SET enable_progress_bar = false")  # it would print into --json output
+        _attach(con, "snap_a", roots[0], manifests[0])
+        _attach(con, "snap_b", roots[1], manifests[1])
+        ta = {n: e for n, e in manifests[0]["tables"].items() if e["kind"] == "table"}
+        tb = {n: e for n, e in manifests[1]["tables"].items() if e["kind"] == "table"}
+        tables = [_table_diff(con, n, ta.get(n), tb.get(n), limit) for n in sorted(set(ta) | set(tb))]
+        cells = _cell_diff(con, limit)
+    finally:
+        con.close()
+    line, holds = verdict(cells)
+    return SnapshotDiff(
+        _describe(roots[0], manifests[0]), _describe(roots[1], manifests[1]), tables, cells, line, holds
+    )

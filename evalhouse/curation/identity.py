@@ -49,6 +49,9 @@ def developer_of(model_info: dict[str, Any]) -> tuple[str, str, str | None]:
         dev = registry.developer_for(cand)
         if dev is not None:
             return dev.id, dev.name, raw
+    named = registry.developer_from_model_name(model_id or model_info.get("name"))
+    if named is not None:
+        return named.id, named.name, raw
     fallback = next((c for c in candidates if c), None)
     return (_slug(fallback), fallback, raw) if fallback else ("unknown", "unknown", raw)
 

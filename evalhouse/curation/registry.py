@@ -104,9 +104,15 @@ class _EvidenceFile(_Strict):
     kinds: tuple[EvidenceKind, ...]
 
 
+class NamePattern(_Strict):
+    pattern: str
+    developer: str
+
+
 class _DevelopersFile(_Strict):
     version: int
     developers: tuple[Developer, ...]
+    name_patterns: tuple[NamePattern, ...] = ()
 
 
 class _MetricsFile(_Strict):
@@ -143,6 +149,7 @@ class Registry(BaseModel):
     benchmark_aliases: dict[tuple[str, str], str]  # (source_key or "*", alias) -> id
     developers: dict[str, Developer]
     developer_aliases: dict[str, str]
+    developer_patterns: tuple[tuple[re.Pattern[str], str], ...]
     evidence_kinds: dict[str, EvidenceKind]
 
     @property
@@ -197,6 +204,16 @@ class Registry(BaseModel):
             return None
         dev_id = self.developer_aliases.get(normalise_alias(name))
         return None if dev_id is None else self.developers[dev_id]
+
+    def developer_from_model_name(self, name: str | None) -> Developer | None:
+        """The developer a model's name points to (``registries/developers.yaml`` name patterns)."""
+        if not name:
+            return None
+        text = normalise_alias(name)
+        for pattern, dev_id in self.developer_patterns:
+            if pattern.search(text):
+                return self.developers[dev_id]
+        return None
 
     def benchmark_for(self, name: str | None, source_key: str | None = None) -> Benchmark | None:
         if not name:
@@ -304,6 +321,20 @@ def build_registry(
             key = normalise_alias(alias)
             if developer_aliases.setdefault(key, dev.id) != dev.id:
                 problems.append(f"developer alias {alias!r} names both {developer_aliases[key]} and {dev.id}")
+    developer_patterns = []
+    for np_ in df.name_patterns:
+        if np_.developer not in developer_aliases.values():
+            problems.append(f"name pattern {np_.pattern!r} names unknown developer {np_.developer!r}")
+            continue
+        try:
+            # anchored at the start of the name or of its last path part ("meta-llama/...",
+            # "chutes/GLM-4.5"), so "opt" never fires inside "adopt" nor "Claude" inside
+            # "Agent S2 w/ Claude 3.7" (an agent is not its model's developer)
+            compiled = re.compile(rf"(?:^|/)(?:{np_.pattern})")
+        except re.error as exc:
+            problems.append(f"name pattern {np_.pattern!r} is not a regular expression: {exc}")
+            continue
+        developer_patterns.append((compiled, np_.developer))
     if problems:
         raise RegistryError("invalid registry:\n  " + "\n  ".join(problems))
     return Registry(
@@ -326,6 +357,7 @@ def build_registry(
         benchmark_aliases=bench_aliases,
         developers={d.id: d for d in df.developers},
         developer_aliases=developer_aliases,
+        developer_patterns=tuple(developer_patterns),
     )
 
 

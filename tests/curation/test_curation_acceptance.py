@@ -224,3 +224,33 @@ def test_dates_and_policy_commands(db: Path) -> None:
     assert json.loads(shown.stdout)["policy"] == "prefer-independent"
     bad = runner.invoke(app, ["--db", str(db), "curate", "policy", "nonsense"])
     assert bad.exit_code == 1 and "unknown conflict policy" in bad.output
+
+
+@pytest.mark.conformance
+def test_exported_source_records_pass_the_eee_validator(db: Path, tmp_path: Path) -> None:
+    """Records parsed by evalhouse (Epoch + AA) export as a tree the EEE validator accepts; the few
+    whose identity cannot be a datastore path (no developer at all, '*' in a name) are reported."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("every_eval_ever", reason="the every-eval-ever test extra is not installed")
+    from evalhouse.config import raw_store_path
+    from evalhouse.ingest.eee_datastore import export_tree
+
+    with Warehouse.open(db, read_only=True) as wh:
+        summary = export_tree(wh, tmp_path / "out", RawStore(raw_store_path(db)))
+        total = wh.scalar("SELECT count(*) FROM evaluation")
+    assert summary.written + len(summary.skipped) == total
+    assert summary.written >= 0.95 * total
+    assert all("not a portable datastore path component" in reason for _, reason in summary.skipped)
+    files = sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*.json"))
+    for start in range(0, len(files), 1000):
+        proc = subprocess.run(
+            [sys.executable, "-m", "every_eval_ever", "validate", *files[start : start + 1000]],
+            check=False,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path / "out",
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stdout[-2000:]

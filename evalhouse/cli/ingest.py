@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -150,21 +151,13 @@ def ingest(
     The bytes are stored in the raw store and the run is recorded like any fetch, e.g.
     'evalhouse ingest artificial-analysis ../shared/datasets/artificial-analysis-2026-07-06/aa_models_raw_parsed.csv'.
     """
-    if key not in catalog():
-        raise fail(f"unknown source {key!r}; known: {', '.join(sorted(catalog()))}")
-    path = db_path(ctx)
-    after_load = checkpoint(skip_validation)
-    try:
-        with Warehouse.open(path) as wh:
-            result = refresh_mod.ingest_file(wh, RawStore(raw_store_path(path)), key, location, after_load=after_load)
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
-    if json_out:
-        emit_json(result.as_dict())
-    else:
-        _print_runs([result])
-    if result.status == "failed":
-        raise typer.Exit(1)
+    _known(key)
+    _run_one(
+        ctx,
+        skip_validation,
+        json_out,
+        lambda wh, store, after: refresh_mod.ingest_file(wh, store, key, location, after_load=after),
+    )
 
 
 def reparse(
@@ -174,13 +167,32 @@ def reparse(
     json_out: JsonFlag = False,
 ) -> None:
     """Rebuild a source's rows from the raw store with the current parser (no fetching)."""
-    if source not in catalog():
-        raise fail(f"unknown source {source!r}; known: {', '.join(sorted(catalog()))}")
+    _known(source)
+    _run_one(
+        ctx,
+        skip_validation,
+        json_out,
+        lambda wh, store, after: refresh_mod.reparse(wh, store, source, after_load=after),
+    )
+
+
+def _known(key: str) -> None:
+    if key not in catalog():
+        raise fail(f"unknown source {key!r}; known: {', '.join(sorted(catalog()))}")
+
+
+def _run_one(
+    ctx: typer.Context,
+    skip_validation: bool,
+    json_out: bool,
+    run: Callable[[Warehouse, RawStore, AfterLoad | None], RunResult],
+) -> None:
+    """Open the warehouse for writing, run one source's load, report it; exit 1 if it failed."""
     path = db_path(ctx)
     after_load = checkpoint(skip_validation)
     try:
         with Warehouse.open(path) as wh:
-            result = refresh_mod.reparse(wh, RawStore(raw_store_path(path)), source, after_load=after_load)
+            result = run(wh, RawStore(raw_store_path(path)), after_load)
     except WarehouseError as exc:
         raise fail(str(exc)) from exc
     if json_out:

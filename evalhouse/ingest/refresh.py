@@ -15,7 +15,8 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,62 @@ def parsed_fingerprint(items: list[ParseItem]) -> str:
     return ledger.records_fingerprint(record_fingerprint(i.record) for i in items if isinstance(i, ParsedRecord))
 
 
+class _Run:
+    """One run of one source: its id, clock and the two ways it ends (recorded, or loaded)."""
+
+    def __init__(self, wh: Warehouse, module: SourceModule, trigger: str, **details: Any) -> None:
+        self.wh, self.module, self.trigger, self.details = wh, module, trigger, details
+        self.spec = module.SOURCE
+        self.run_id = ledger.new_run_id(self.spec.key)
+        self.t0 = time.perf_counter()
+
+    def record(self, status: ledger.RunStatus, entries: list[RawEntry], error: str | None = None, **details: Any):
+        """End without loading (failed before the load, or unchanged), keeping the fetch rows."""
+        return ledger.record_run(
+            self.wh,
+            source=source_row(self.module),
+            trigger=self.trigger,
+            run_id=self.run_id,
+            status=status,
+            entries=entries,
+            error=error,
+            duration_s=time.perf_counter() - self.t0,
+            parser_version=self.spec.parser_version,
+            details={**self.details, **details},
+        )
+
+    def parse(self, fetched: list[Fetched], entries: list[RawEntry]) -> list[ParseItem] | ledger.RunResult:
+        """Every item of every payload, or the failed run when a payload is unreadable as a whole."""
+        try:
+            return parse_all(self.module, fetched)
+        except ParseError as exc:
+            return self.record("failed", entries, f"parse failed: {exc}")
+
+    def load(
+        self,
+        entries: list[RawEntry],
+        items: list[ParseItem],
+        *,
+        after_load: AfterLoad | None,
+        replace_source: bool = False,
+        **details: Any,
+    ) -> ledger.RunResult:
+        return ledger.run_load(
+            self.wh,
+            source=source_row(self.module),
+            trigger=self.trigger,
+            entries=entries,
+            items=lambda: items,
+            run_id=self.run_id,
+            parser_version=self.spec.parser_version,
+            collection=self.spec.collection,
+            records_fp=parsed_fingerprint(items),
+            details={**self.details, **details},
+            after_load=after_load,
+            replace_source=replace_source,
+        )
+
+
 def refresh_source(
     wh: Warehouse,
     store: RawStore,
@@ -120,29 +177,11 @@ def refresh_source(
 ) -> ledger.RunResult:
     spec = module.SOURCE
     env = dict(os.environ if env is None else env)
-    source = source_row(module)
-    run_id = ledger.new_run_id(spec.key)
-    t0 = time.perf_counter()
-
-    def finish(status: ledger.RunStatus, entries: list[RawEntry], error: str | None = None, **details: Any):
-        return ledger.record_run(
-            wh,
-            source=source,
-            trigger="refresh",
-            run_id=run_id,
-            status=status,
-            entries=entries,
-            error=error,
-            duration_s=time.perf_counter() - t0,
-            parser_version=spec.parser_version,
-            details={"mirror": mirror, **details},
-        )
-
+    run = _Run(wh, module, "refresh", mirror=mirror)
     missing = [var for var in spec.required_env if not env.get(var)]
     if missing:
-        return finish("failed", [], f"missing credential(s) {', '.join(missing)}: set them in the environment")
-    state = source_state(wh, spec.key, env)
-    requests = module.plan(state)
+        return run.record("failed", [], f"missing credential(s) {', '.join(missing)}: set them in the environment")
+    requests = module.plan(source_state(wh, spec.key, env))
     fetched: list[Fetched] = []
     not_modified = 0
     with client_factory(mirror) as client:
@@ -151,39 +190,23 @@ def refresh_source(
                 result = client.fetch(request)
             except FetchError as exc:
                 hint = "" if mirror else f"; {OFFLINE_HINT}"
-                entries = [f.entry for f in fetched]
-                return finish("failed", entries, f"fetch failed ({exc.kind}): {exc}{hint}")
+                return run.record("failed", [f.entry for f in fetched], f"fetch failed ({exc.kind}): {exc}{hint}")
             if result.not_modified:
                 not_modified += 1
                 continue
-            fetched.append(_store(store, spec.key, request, result, run_id))
+            fetched.append(_store(store, spec.key, request, result, run.run_id))
     entries = [f.entry for f in fetched]
     if not fetched and not_modified:
-        return finish("unchanged", entries, reason="304 Not Modified")
+        return run.record("unchanged", entries, reason="304 Not Modified")
     last = ledger.last_completed_run(wh.con, spec.key)
-    digest = ledger.payload_digest(entries)
-    if last is not None and last["payload_sha256"] == digest:
-        return finish("unchanged", entries, reason="payload sha256 equals the last completed run's")
-    try:
-        items = parse_all(module, fetched)
-    except ParseError as exc:
-        return finish("failed", entries, f"parse failed: {exc}")
-    records_fp = parsed_fingerprint(items)
-    if last is not None and last["records_fingerprint"] == records_fp:
-        return finish("unchanged", entries, reason="parsed records fingerprint equals the last completed run's")
-    return ledger.run_load(
-        wh,
-        source=source,
-        trigger="refresh",
-        entries=entries,
-        items=lambda: items,
-        run_id=run_id,
-        parser_version=spec.parser_version,
-        collection=spec.collection,
-        records_fp=records_fp,
-        details={"mirror": mirror, "requests": len(requests)},
-        after_load=after_load,
-    )
+    if last is not None and last["payload_sha256"] == ledger.payload_digest(entries):
+        return run.record("unchanged", entries, reason="payload sha256 equals the last completed run's")
+    items = run.parse(fetched, entries)
+    if isinstance(items, ledger.RunResult):
+        return items
+    if last is not None and last["records_fingerprint"] == parsed_fingerprint(items):
+        return run.record("unchanged", entries, reason="parsed records fingerprint equals the last completed run's")
+    return run.load(entries, items, after_load=after_load, requests=len(requests))
 
 
 def refresh(
@@ -224,58 +247,20 @@ def ingest_file(
 ) -> ledger.RunResult:
     """Run one source's parser over one local file or URL, recorded like any fetch."""
     module = get_source(key)
-    spec = module.SOURCE
-    run_id = ledger.new_run_id(spec.key)
-    source = source_row(module)
+    run = _Run(wh, module, "ingest", location=location)
     path = Path(location)
-    request = FetchRequest(path.resolve().as_uri() if path.exists() else location, label=Path(location).name)
-    t0 = time.perf_counter()
+    request = FetchRequest(path.resolve().as_uri() if path.exists() else location, label=path.name)
     with client_factory(None) as client:
         try:
             result = client.fetch(request)
         except FetchError as exc:
-            return ledger.record_run(
-                wh,
-                source=source,
-                trigger="ingest",
-                run_id=run_id,
-                status="failed",
-                entries=[],
-                error=f"cannot read {location}: {exc}",
-                duration_s=time.perf_counter() - t0,
-                parser_version=spec.parser_version,
-                details={"location": location},
-            )
-    fetched = [_store(store, spec.key, request, result, run_id)]
+            return run.record("failed", [], f"cannot read {location}: {exc}")
+    fetched = [_store(store, module.SOURCE.key, request, result, run.run_id)]
     entries = [fetched[0].entry]
-    try:
-        items = parse_all(module, fetched)
-    except ParseError as exc:
-        return ledger.record_run(
-            wh,
-            source=source,
-            trigger="ingest",
-            run_id=run_id,
-            status="failed",
-            entries=entries,
-            error=f"parse failed: {exc}",
-            duration_s=time.perf_counter() - t0,
-            parser_version=spec.parser_version,
-            details={"location": location},
-        )
-    return ledger.run_load(
-        wh,
-        source=source,
-        trigger="ingest",
-        entries=entries,
-        items=lambda: items,
-        run_id=run_id,
-        parser_version=spec.parser_version,
-        collection=spec.collection,
-        records_fp=parsed_fingerprint(items),
-        details={"location": location},
-        after_load=after_load,
-    )
+    items = run.parse(fetched, entries)
+    if isinstance(items, ledger.RunResult):
+        return items
+    return run.load(entries, items, after_load=after_load)
 
 
 def reparse(wh: Warehouse, store: RawStore, key: str, *, after_load: AfterLoad | None = None) -> ledger.RunResult:
@@ -286,20 +271,14 @@ def reparse(wh: Warehouse, store: RawStore, key: str, *, after_load: AfterLoad |
     raw bytes and the run history stay.
     """
     module = get_source(key)
-    spec = module.SOURCE
-    rows = wh.con.execute(
-        "SELECT DISTINCT ON (r.sha256) r.sha256, r.url, r.retrieved_at, r.content_type, r.label FROM raw_snapshot r"
-        " JOIN ingest_run i USING (run_id) WHERE r.source_key = ? AND i.status IN ('completed', 'partial')"
-        " ORDER BY r.sha256, r.retrieved_at",
-        [key],
-    ).fetchall()
-    rows.sort(key=lambda r: r[2])
+    run = _Run(wh, module, "reparse")
+    rows = wh.con.execute(_sql("reparse_payloads.sql"), [key]).fetchall()
     fetched = []
     for sha, url, retrieved_at, content_type, label in rows:
         body = store.get(sha)
         meta = FetchMeta(key, url, sha, retrieved_at.replace(tzinfo=UTC), content_type, label)
         entry = RawEntry(
-            fetch_id=f"reparse-{sha[:12]}-{datetime.now(UTC).strftime('%H%M%S%f')}",
+            fetch_id=f"reparse-{sha[:12]}",
             sha256=sha,
             source_key=key,
             url=url,
@@ -311,29 +290,12 @@ def reparse(wh: Warehouse, store: RawStore, key: str, *, after_load: AfterLoad |
         )
         fetched.append(Fetched(entry, body, meta))
     if not fetched:
-        return ledger.record_run(
-            wh,
-            source=source_row(module),
-            trigger="reparse",
-            run_id=ledger.new_run_id(key),
-            status="failed",
-            entries=[],
-            error=f"no stored payloads of {key} to reparse",
-            duration_s=0.0,
-            parser_version=spec.parser_version,
-            details={},
-        )
-    items = parse_all(module, fetched)
-    return ledger.run_load(
-        wh,
-        source=source_row(module),
-        trigger="reparse",
-        entries=[],
-        items=lambda: items,
-        parser_version=spec.parser_version,
-        collection=spec.collection,
-        records_fp=parsed_fingerprint(items),
-        details={"payloads": [f.entry.sha256 for f in fetched]},
-        replace_source=True,
-        after_load=after_load,
-    )
+        return run.record("failed", [], f"no stored payloads of {key} to reparse")
+    items = run.parse(fetched, [])
+    if isinstance(items, ledger.RunResult):
+        return items
+    return run.load([], items, after_load=after_load, replace_source=True, payloads=[f.entry.sha256 for f in fetched])
+
+
+def _sql(name: str) -> str:
+    return resources.files("evalhouse.ingest").joinpath(name).read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import typer
+from eee_records import eee_record
 from typer.testing import CliRunner
 
 from evalhouse.cli import audit as audit_cli
@@ -27,42 +28,7 @@ runner = CliRunner()
 
 
 def record_for(model_id: str, name: str, score: float, bench: str = "demo_bench") -> dict[str, Any]:
-    return {
-        "schema_version": "0.3.0",
-        "evaluation_id": f"c/{model_id}/1",
-        "retrieved_timestamp": "1750000000",
-        "source_metadata": {
-            "source_type": "documentation",
-            "source_organization_name": "Org",
-            "evaluator_relationship": "third_party",
-        },
-        "eval_library": {"name": "lm_eval", "version": "0.4.9"},
-        "model_info": {
-            "name": name,
-            "id": model_id,
-            "developer": "org",
-            "additional_details": {
-                "deployment_type": "unknown",
-                "model_availability": "open_weights",
-                "release_date": "2024-05",
-            },
-        },
-        "evaluation_results": [
-            {
-                "evaluation_name": bench,
-                "source_data": {"dataset_name": bench, "source_type": "other"},
-                "metric_config": {
-                    "metric_id": "accuracy",
-                    "metric_unit": "percent",
-                    "lower_is_better": False,
-                    "score_type": "continuous",
-                    "min_score": 0.0,
-                    "max_score": 100.0,
-                },
-                "score_details": {"score": score},
-            }
-        ],
-    }
+    return eee_record(model_id, {bench: score}, name=name, unit="percent", release_date="2024-05")
 
 
 RECORDS = [

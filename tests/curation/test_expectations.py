@@ -13,6 +13,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 import pytest
+from eee_records import eee_record, write_tree
 
 from evalhouse.curation.expectations import (
     CHECKS,
@@ -41,51 +42,14 @@ def record_for(
     results: int = 1,
 ) -> dict[str, Any]:
     """A valid EEE 0.3.0 record; ``results`` > 1 adds one result per benchmark ``<bench>_<i>``."""
-    details = {"deployment_type": "unknown", "model_availability": "open_weights"}
-    if release_date:
-        details["release_date"] = release_date
     benches = [bench] if results == 1 else [f"{bench}_{i}" for i in range(results)]
-    return {
-        "schema_version": "0.3.0",
-        "evaluation_id": f"c/{model_id}/{uuid.uuid4().hex[:8]}",
-        "retrieved_timestamp": "1750000000",
-        "source_metadata": {
-            "source_type": "documentation",
-            "source_organization_name": "Org",
-            "evaluator_relationship": "third_party",
-        },
-        "eval_library": {"name": "lm_eval", "version": "0.4.9"},
-        "model_info": {
-            "name": name or model_id.rsplit("/", maxsplit=1)[-1],
-            "id": model_id,
-            "developer": "org",
-            "additional_details": details,
-        },
-        "evaluation_results": [
-            {
-                "evaluation_name": b,
-                "source_data": {"dataset_name": b, "source_type": "other"},
-                "metric_config": {
-                    "metric_id": "accuracy",
-                    "metric_unit": "proportion",
-                    "lower_is_better": False,
-                    "score_type": "continuous",
-                    "min_score": 0.0,
-                    "max_score": 1.0,
-                },
-                "score_details": {"score": score},
-            }
-            for b in benches
-        ],
-    }
-
-
-def write_tree(root: Path, records: list[dict[str, Any]], collection: str = "c") -> Path:
-    for rec in records:
-        path = root / "data" / collection / "org" / rec["model_info"]["id"].split("/")[-1] / f"{uuid.uuid4()}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(rec))
-    return root
+    return eee_record(
+        model_id,
+        dict.fromkeys(benches, score),
+        name=name,
+        release_date=release_date,
+        evaluation_id=f"c/{model_id}/{uuid.uuid4().hex[:8]}",
+    )
 
 
 def clean_records() -> list[dict[str, Any]]:

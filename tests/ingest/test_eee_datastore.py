@@ -11,6 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from eee_records import eee_record, write_file
 
 from evalhouse.ingest.eee_datastore import export_tree, import_tree
 from evalhouse.ingest.raw_store import RawStore
@@ -22,50 +23,10 @@ HOSTILE = "'; DROP TABLE score; --"
 
 
 def record_for(model_id: str, score: float = 0.5, bench: str = "demo_bench") -> dict:
-    return {
-        "schema_version": "0.3.0",
-        "evaluation_id": f"c/{model_id}/1",
-        "retrieved_timestamp": "1750000000",
-        "source_metadata": {
-            "source_type": "documentation",
-            "source_organization_name": "Org",
-            "evaluator_relationship": "third_party",
-        },
-        "eval_library": {"name": "lm_eval", "version": "0.4.9"},
-        "model_info": {
-            "name": model_id.rsplit("/", maxsplit=1)[-1],
-            "id": model_id,
-            "developer": "org",
-            "additional_details": {
-                "deployment_type": "unknown",
-                "model_availability": "open_weights",
-            },
-        },
-        "evaluation_results": [
-            {
-                "evaluation_name": bench,
-                "source_data": {"dataset_name": bench, "source_type": "other"},
-                "metric_config": {
-                    "metric_id": "accuracy",
-                    "metric_unit": "proportion",
-                    "lower_is_better": False,
-                    "score_type": "continuous",
-                    "min_score": 0.0,
-                    "max_score": 1.0,
-                },
-                "score_details": {"score": score},
-            }
-        ],
-    }
+    return eee_record(model_id, {bench: score})
 
 
-def write(root: Path, rel: str, content: bytes | str | dict) -> Path:
-    path = root / "data" / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(content, dict):
-        content = json.dumps(content)
-    path.write_bytes(content if isinstance(content, bytes) else content.encode())
-    return path
+write = write_file
 
 
 @pytest.fixture

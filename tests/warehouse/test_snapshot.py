@@ -7,7 +7,6 @@ import re
 import shutil
 import subprocess
 import sys
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import duckdb
 import pytest
 import typer
+from eee_records import eee_record, write_tree
 from typer.testing import CliRunner
 
 import evalhouse
@@ -52,39 +52,9 @@ def cli() -> typer.Typer:
 
 def record(model_id: str, scores: dict[str, float], *, version: int = 1) -> dict[str, Any]:
     """An EEE 0.3.0 aggregate record with one accuracy result per benchmark in ``scores``."""
-    return {
-        "schema_version": "0.3.0",
-        "evaluation_id": f"c/{model_id}/{version}",
-        "retrieved_timestamp": str(1750000000 + version),
-        "source_metadata": {
-            "source_type": "documentation",
-            "source_organization_name": "Org",
-            "evaluator_relationship": "third_party",
-        },
-        "eval_library": {"name": "lm_eval", "version": "0.4.9"},
-        "model_info": {
-            "name": model_id.rsplit("/", maxsplit=1)[-1],
-            "id": model_id,
-            "developer": "org",
-            "additional_details": {"deployment_type": "unknown", "model_availability": "open_weights"},
-        },
-        "evaluation_results": [
-            {
-                "evaluation_name": bench,
-                "source_data": {"dataset_name": bench, "source_type": "other"},
-                "metric_config": {
-                    "metric_id": "accuracy",
-                    "metric_unit": "proportion",
-                    "lower_is_better": False,
-                    "score_type": "continuous",
-                    "min_score": 0.0,
-                    "max_score": 1.0,
-                },
-                "score_details": {"score": value},
-            }
-            for bench, value in scores.items()
-        ],
-    }
+    return eee_record(
+        model_id, scores, evaluation_id=f"c/{model_id}/{version}", retrieved_timestamp=str(1750000000 + version)
+    )
 
 
 BASE_MODELS = {
@@ -95,10 +65,7 @@ BASE_MODELS = {
 
 
 def add_record(tree: Path, rec: dict[str, Any], collection: str = "c") -> None:
-    model = rec["model_info"]["id"].split("/")[-1]
-    path = tree / "data" / collection / "org" / model / f"{uuid.uuid4()}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(rec), encoding="utf-8")
+    write_tree(tree, [rec], collection)
 
 
 def load(db: Path, tree: Path) -> None:

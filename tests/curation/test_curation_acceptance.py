@@ -254,3 +254,22 @@ def test_exported_source_records_pass_the_eee_validator(db: Path, tmp_path: Path
             timeout=600,
         )
         assert proc.returncode == 0, proc.stdout[-2000:]
+
+
+def test_each_epoch_benchmark_is_represented_by_its_headline_metric(wh: Warehouse) -> None:
+    """Coverage alone would pick a sub-score or a cost column for some files (they cover as many
+    models as the headline); the registry's per-benchmark overrides keep the headline."""
+    import yaml
+
+    from evalhouse.curation.registry import load_registry
+    from evalhouse.ingest.sources import epoch_benchmarks
+
+    mapping = yaml.safe_load((Path(epoch_benchmarks.__file__).with_name("epoch_benchmarks.yaml")).read_text())
+    chosen = dict(wh.con.execute("SELECT benchmark_id, metric_id FROM v_benchmark_metric").fetchall())
+    registry = load_registry()
+    for name, spec in mapping["files"].items():
+        headline = next(s for s in spec["scores"] if s["column"] == spec["headline"])
+        bench = registry.benchmark_for(spec["benchmark"], "epoch-benchmarks")
+        assert chosen[bench.id] == headline["metric"], name
+    kinds = dict(wh.con.execute("SELECT metric_id, kind FROM metric").fetchall())
+    assert not [b for b, m in chosen.items() if kinds.get(m.split(".")[0]) in {"cost", "latency"}]

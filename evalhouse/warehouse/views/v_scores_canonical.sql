@@ -7,7 +7,8 @@
 --   prefer-tier         rows from the best (lowest) source tier
 --   mean                every row (paper 002's rule)
 --   latest              the most recently loaded row
--- The chosen rows are averaged. `value` keeps the canonical unit and direction; `value_hib` is
+-- The chosen rows are averaged (rounded to 12 decimals: a parallel sum's last bits depend on the
+-- order rows arrive in, and a value must read the same twice). `value` keeps the canonical unit and direction; `value_hib` is
 -- oriented so that higher is better (bounded lower-is-better metrics are reflected inside their
 -- bounds, unbounded ones negated) and `orientation` says which was done. `spread` is the range of
 -- all candidates on the metric's normalised scale and `disagreement` flags it beyond the
@@ -48,15 +49,15 @@ SELECT
     benchmark_id,
     metric_id,
     setup_key,
-    avg(value) AS value,
+    round(avg(value), 12) AS value,
     any_value(unit) AS unit,
     any_value(lower_is_better) AS lower_is_better,
-    CASE
+    round(CASE
         WHEN NOT any_value(lower_is_better) THEN avg(value)
         WHEN any_value(metric_min) IS NOT NULL AND any_value(metric_max) IS NOT NULL
             THEN any_value(metric_min) + any_value(metric_max) - avg(value)
         ELSE -avg(value)
-    END AS value_hib,
+    END, 12) AS value_hib,
     CASE
         WHEN NOT any_value(lower_is_better) THEN 'as-is'
         WHEN any_value(metric_min) IS NOT NULL AND any_value(metric_max) IS NOT NULL THEN 'reflected'

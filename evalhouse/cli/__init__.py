@@ -39,7 +39,7 @@ def _root(
 def _register() -> None:
     # Imported here so `evalhouse --help` lists every group and a group's heavy imports
     # (sklearn, great-expectations) load only when one of its commands runs.
-    from evalhouse.cli import audit, curate, ingest, snapshot, validate, warehouse
+    from evalhouse.cli import analytics, audit, curate, ingest, snapshot, validate, warehouse
 
     warehouse.register(app)
     ingest.register(app)
@@ -47,6 +47,7 @@ def _register() -> None:
     validate.register(app)
     audit.register(app)
     snapshot.register(app)
+    analytics.register(app)
 
 
 _register()

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from evalhouse.config import resolve_db_path
 
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)  # messages carry paths; never break them
 out = Console()
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print a JSON document on stdout for scripts.")]

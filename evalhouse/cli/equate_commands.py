@@ -1,0 +1,540 @@
+"""Paper 004 commands: ``compare``, ``analyze equate``, ``analyze equate-hub``, ``reproduce paper-004``.
+
+Thin wrappers: the analyses live in :mod:`evalhouse.analytics.equate_api` and
+:mod:`evalhouse.analytics.hub_equating`; this module opens the warehouse (or a snapshot), calls
+them, and prints rich tables or ``--json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import duckdb
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
+
+SnapshotOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--snapshot", help="Read this verified snapshot folder instead of the warehouse (nothing is recorded)."
+    ),
+]
+RecordOpt = Annotated[
+    bool,
+    typer.Option(
+        "--record/--no-record",
+        help="Record the fit in analysis_run (+ result tables) and cache embeddings; --no-record opens the "
+        "warehouse read-only.",
+    ),
+]
+EncoderOpt = Annotated[
+    str,
+    typer.Option(
+        "--encoder",
+        help="Text encoder: wordllama (default; 256-d, loaded from its wheel, never downloads), tfidf "
+        "(fitted on the benchmark texts) or sentence-transformers (optional extra, local weights only).",
+    ),
+]
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    from evalhouse.analytics.embed import EncoderUnavailableError
+    from evalhouse.analytics.equate_api import AnalysisDataMissing
+    from evalhouse.analytics.texts import MissingTextError
+    from evalhouse.warehouse.db import WarehouseError
+    from evalhouse.warehouse.snapshot import SnapshotError
+
+    return (
+        AnalysisDataMissing,
+        EncoderUnavailableError,
+        MissingTextError,
+        SnapshotError,
+        WarehouseError,
+        ValueError,
+        duckdb.Error,
+        OSError,
+    )
+
+
+@contextmanager
+def _connection(ctx: typer.Context, snapshot: Path | None, record: bool) -> Iterator[tuple[Any, bool]]:
+    """``(con, writable)``: a snapshot (read-only), or the warehouse (writer when recording)."""
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.snapshot import open_snapshot
+
+    if snapshot is not None:
+        con = open_snapshot(snapshot)
+        try:
+            yield con, False
+        finally:
+            con.close()
+        return
+    path = db_path(ctx)
+    if not path.exists():
+        raise fail(f"no warehouse at {path}: run 'evalhouse migrate' or 'evalhouse refresh' first")
+    with Warehouse.open(path, read_only=not record) as wh:
+        yield wh.con, record
+
+
+def _f(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+# ---------------------------------------------------------------------- compare
+def compare(
+    ctx: typer.Context,
+    task: Annotated[
+        str,
+        typer.Option(
+            "--task",
+            "-t",
+            help="The task in words, e.g. 'agentic software engineering in a terminal', or a stored query name "
+            "(software_engineering_agent, math_competition_coach, customer_support_automation, "
+            "long_report_analysis, poetry_writing_partner).",
+        ),
+    ],
+    top: Annotated[int, typer.Option("--top", min=1, help="Rows in the ranking, movers and nearest benchmarks.")] = 10,
+    encoder: EncoderOpt = "wordllama",
+    benchmarks: Annotated[
+        str,
+        typer.Option(
+            "--benchmarks",
+            help="all: every AA column with >= 15 configurations (14 in the 2026-07-06 snapshot); "
+            "paper: only those among the paper's 14 (nine).",
+        ),
+    ] = "all",
+    as_is: Annotated[
+        bool, typer.Option("--as-is", help="Embed the task text as given instead of 'This task measures <task>.'")
+    ] = False,
+    bandwidth: Annotated[
+        float, typer.Option("--bandwidth", help="Field scale h as a multiple of the median description distance.")
+    ] = 0.45,
+    snapshot: SnapshotOpt = None,
+    record: RecordOpt = True,
+    json_out: JsonFlag = False,
+) -> None:
+    """Rank models for a task described in words (Balance of Benchmarks, paper 004).
+
+    Each benchmark is placed in semantic space by its 40-80-word description (the curation
+    registry merged with the frozen text store of paper 004 §L.4); benchmarks in crowded regions
+    get less weight (inverse density, h_dens = 0.25 x median distance). Characteristic curves put
+    every model on one ability scale theta; the task text is embedded like a description and each
+    model's task score is theta plus its support-shrunk residual on the benchmarks near the task
+    (BoB-Support, beta = P/(P+1)).
+
+    Population: the Artificial Analysis configurations in the warehouse (the snapshot the method
+    was designed on) with >= 5 of the benchmarks observed. Prints the ranking with theta, task
+    score and support, the nearest benchmarks, and the biggest rank movers relative to theta.
+    When the warehouse is writable the vectors are cached in 'embedding' and the fit is recorded
+    (analysis_run kind task_comparison, with the encoder's name, revision and dimension).
+    """
+    from evalhouse.analytics.equate_api import compare_models
+
+    if not task.strip():
+        raise fail("empty task: describe the task in words, e.g. --task 'agentic software engineering in a terminal'")
+    try:
+        with _connection(ctx, snapshot, record) as (con, writable):
+            result = compare_models(
+                con,
+                task,
+                top=top,
+                encoder=encoder,
+                benchmarks=benchmarks,
+                as_is=as_is,
+                bandwidth=bandwidth,
+                writable=writable,
+            )
+    except _errors() as exc:
+        raise fail(escape(str(exc))) from exc
+    if json_out:
+        emit_json(result)
+        return
+    _print_compare(result)
+
+
+def _print_compare(r: dict[str, Any]) -> None:
+    enc = r["encoder"]
+    pop = r["population"]
+    out.print(f"task: {escape(r['task'])}", highlight=False)
+    out.print(f"embedded as ({escape(r['query_form'])}): {escape(r['query'])}", highlight=False)
+    out.print(
+        f"population: {pop['n_fitted']} {pop['source']} configurations x {len(pop['benchmarks'])} benchmarks "
+        f"({escape(pop['rule'])})",
+        highlight=False,
+    )
+    out.print(
+        f"encoder: {enc['encoder']} rev {enc['revision']} dim {enc['dim']}; bandwidth {r['bandwidth_multiple']} x "
+        f"median distance (h = {r['h']:.3f}); median support {r['median_support']:.3f}, median beta "
+        f"{r['median_beta']:.3f}",
+        highlight=False,
+    )
+    table = Table(title="ranking for the task (BoB-Support)")
+    for col, just in (("#", "right"), ("model", "left"), ("task score", "right"), ("theta", "right"),
+                      ("theta rank", "right"), ("support", "right")):  # fmt: skip
+        table.add_column(col, justify=just)
+    for row in r["ranking"]:
+        table.add_row(
+            str(row["rank_task"]),
+            escape(row["name"]),
+            _f(row["task_score"]),
+            _f(row["theta"]),
+            str(row["rank_theta"]),
+            _f(row["support"]),
+        )
+    out.print(table)
+    near = Table(title="nearest benchmarks to the task")
+    for col in ("benchmark", "angular distance", "relevance g", "density weight u"):
+        near.add_column(col, justify="left" if col == "benchmark" else "right")
+    for row in r["nearest_benchmarks"]:
+        near.add_row(row["benchmark"], _f(row["distance"]), _f(row["relevance"]), _f(row["u"]))
+    out.print(near)
+    movers = Table(title="biggest movers relative to theta")
+    for col in ("model", "theta rank", "task rank", "change", "theta", "task score"):
+        movers.add_column(col, justify="left" if col == "model" else "right")
+    for row in r["movers"]:
+        change = row["rank_theta"] - row["rank_task"]
+        movers.add_row(
+            escape(row["name"]),
+            str(row["rank_theta"]),
+            str(row["rank_task"]),
+            f"{change:+d}",
+            _f(row["theta"]),
+            _f(row["task_score"]),
+        )
+    out.print(movers)
+    if r["far_from_all"]:
+        nearest = r["nearest_benchmarks"][0]["distance"]
+        console.print(
+            f"[yellow]note:[/] the nearest benchmark is {nearest:.2f} rad from the task, "
+            f"farther than any benchmark is from its nearest neighbour ({r['max_neighbour_distance']:.2f}): no "
+            "benchmark is specifically about this task; read the ranking as theta adjusted by loosely "
+            "related benchmarks"
+        )
+    if r["analysis_id"]:
+        console.print(f"recorded analysis {r['analysis_id']} (analysis_run, analysis_theta, analysis_curve)")
+
+
+# ---------------------------------------------------------------------- analyze equate
+def equate(
+    input_path: Annotated[
+        Path,
+        typer.Option("--input", "-i", help="Long CSV with columns model,benchmark,score (higher is better)."),
+    ],
+    min_observed: Annotated[
+        int, typer.Option("--min-observed", min=1, help="Models with fewer fitted benchmarks get theta null.")
+    ] = 3,
+    json_out: JsonFlag = False,
+) -> None:
+    """Equate benchmark scores onto one ability scale with characteristic curves (paper 004 §3.1).
+
+    Input: a long CSV with columns model, benchmark, score; scores must already be oriented
+    higher-is-better and may have any range. Each benchmark is min-max normalised over the observed
+    scores of the fitted models (0 = lowest, 1 = highest observed), then every benchmark gets a
+    two-parameter logistic curve f(theta) = 1/(1+exp(-a(theta-b))) with residual scale sigma and
+    every model one standardised ability theta (6 alternating rounds, robust weights from round 2).
+
+    Handling of awkward input: a blank or NA score means not observed; a benchmark with one
+    distinct value (or fewer than 3 models) is left out and listed with the reason; a model with
+    fewer than --min-observed fitted benchmarks is listed with theta null and the reason.
+    Errors (exit 1): missing columns, a non-numeric score, duplicate model/benchmark rows, all
+    scores equal, nothing left to fit.
+    """
+    from evalhouse.analytics.equate import EquatingInputError
+    from evalhouse.analytics.equate_api import equate_csv
+
+    if not input_path.is_file():
+        raise fail(f"no such file: {input_path}")
+    try:
+        result = equate_csv(input_path, min_observed=min_observed)
+    except (EquatingInputError, ValueError, OSError) as exc:
+        raise fail(escape(str(exc))) from exc
+    if json_out:
+        emit_json(result)
+        return
+    s = result["summary"]
+    out.print(
+        f"{s['n_fitted']} of {s['n_models']} models equated on {s['n_benchmarks']} benchmarks "
+        f"(min observed {result['min_observed']})",
+        highlight=False,
+    )
+    out.print(f"normalisation: {escape(result['normalisation'])}", highlight=False)
+    models = Table(title="abilities (standardised theta)")
+    for col in ("model", "theta", "observed", "reason"):
+        models.add_column(col, justify="left" if col in {"model", "reason"} else "right")
+    ordered = sorted(result["models"], key=lambda m: (m["theta"] is None, -(m["theta"] or 0.0)))
+    for m in ordered:
+        models.add_row(escape(m["model"]), _f(m["theta"]), str(m["n_observed"]), escape(m.get("reason", "")))
+    out.print(models)
+    bench = Table(title="characteristic curves")
+    for col in ("benchmark", "a", "b", "sigma"):
+        bench.add_column(col, justify="left" if col == "benchmark" else "right")
+    for b in result["benchmarks"]:
+        bench.add_row(escape(b["benchmark"]), _f(b["a"]), _f(b["b"]), _f(b["sigma"]))
+    out.print(bench)
+    for b in result["excluded_benchmarks"]:
+        console.print(f"left out {escape(b['benchmark'])}: {escape(b['reason'])}", highlight=False)
+
+
+# ---------------------------------------------------------------------- analyze equate-hub
+def equate_hub(
+    ctx: typer.Context,
+    source: Annotated[
+        str, typer.Option("--source", help="The hub source whose models are equated.")
+    ] = "epoch-benchmarks",
+    level: Annotated[
+        str, typer.Option("--level", help="configuration (one row per configuration) or base_model.")
+    ] = "configuration",
+    aggregate: Annotated[
+        str,
+        typer.Option(
+            "--aggregate",
+            help="base_model only: best_default (the configuration with most observed benchmarks), max or mean.",
+        ),
+    ] = "best_default",
+    min_observed: Annotated[
+        int, typer.Option("--min-observed", min=1, help="Models with fewer fitted benchmarks get theta null.")
+    ] = 3,
+    top: Annotated[int, typer.Option("--top", min=1, help="Models listed in the table (JSON lists all).")] = 20,
+    snapshot: SnapshotOpt = None,
+    record: RecordOpt = True,
+    json_out: JsonFlag = False,
+) -> None:
+    """Put every model of the Epoch AI Benchmarking Hub on one ability scale (paper 004 §3.1).
+
+    Input: the canonical higher-is-better value (v_matrix_long) of each configuration the source
+    reported, on each non-composite benchmark the source reported. Scores are min-max normalised
+    per benchmark; each benchmark gets a characteristic curve (a, b, sigma), each model a
+    standardised theta. Models with fewer than --min-observed fitted benchmarks keep theta null
+    with the reason. Epoch's own Capabilities Index (a published equating, so not an input) is
+    compared with theta where both exist (Spearman, Kendall). The run is written to analysis_run,
+    analysis_theta (every model) and analysis_curve (every benchmark).
+    """
+    from evalhouse.analytics.hub_equating import equate_hub as fit_hub
+    from evalhouse.analytics.hub_equating import record_hub
+
+    try:
+        with _connection(ctx, snapshot, record) as (con, writable):
+            hub = fit_hub(con, source_key=source, level=level, aggregate=aggregate, min_observed=min_observed)
+            analysis_id = record_hub(con, hub) if writable else None
+    except _errors() as exc:
+        raise fail(escape(str(exc))) from exc
+    result = hub.to_dict() | {"analysis_id": analysis_id}
+    if json_out:
+        emit_json(result)
+        return
+    _print_hub(result, top)
+
+
+def _print_hub(r: dict[str, Any], top: int) -> None:
+    cmp = r["comparison"]
+    level = r["level"] + (f" ({r['aggregate']})" if r["aggregate"] else "")
+    out.print(
+        f"{r['source']}: {r['n_fitted']} of {r['n_models']} models ({level}) equated on {r['n_benchmarks']} "
+        f"benchmarks; {r['n_models'] - r['n_fitted']} below {r['min_observed']} observed benchmarks keep theta null",
+        highlight=False,
+    )
+    out.print(f"normalisation: {escape(r['normalisation'])}", highlight=False)
+    if cmp["spearman"] is not None:
+        out.print(
+            f"theta vs {cmp['reference']} (Epoch's published equating) over {cmp['n']} models: "
+            f"Spearman {cmp['spearman']:.3f}, Kendall {cmp['kendall']:.3f}",
+            highlight=False,
+        )
+    else:
+        out.print(f"no comparison with {cmp['reference']}: {cmp['n']} models have both", highlight=False)
+    ref = cmp["reference"]
+    fitted = sorted((m for m in r["models"] if m["theta"] is not None), key=lambda m: -m["theta"])
+    table = Table(title=f"highest theta (top {min(top, len(fitted))} of {len(fitted)})")
+    for col in ("#", "model", "theta", "observed", "ECI"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for i, m in enumerate(fitted[:top], 1):
+        table.add_row(str(i), escape(m["name"]), _f(m["theta"]), str(m["n_observed"]), _f(m.get(ref), 1))
+    out.print(table)
+    bench = Table(title="characteristic curves")
+    for col in ("benchmark", "a", "b", "sigma", "models"):
+        bench.add_column(col, justify="left" if col == "benchmark" else "right")
+    for b in sorted(r["benchmarks"], key=lambda b: -b["n_observed"]):
+        bench.add_row(b["benchmark"], _f(b["a"]), _f(b["b"]), _f(b["sigma"]), str(b["n_observed"]))
+    out.print(bench)
+    for b in r["excluded_benchmarks"]:
+        console.print(f"left out {escape(b['benchmark'])}: {escape(b['reason'])}", highlight=False)
+    if r["analysis_id"]:
+        console.print(f"recorded analysis {r['analysis_id']} (analysis_run, analysis_theta, analysis_curve)")
+
+
+# ---------------------------------------------------------------------- reproduce paper-004
+def paper_004(
+    ctx: typer.Context,
+    input_path: Annotated[
+        Path,
+        typer.Option("--input", "-i", help="The AA parsed CSV (../shared/datasets/artificial-analysis-2026-07-06/…)."),
+    ],
+    encoder: EncoderOpt = "wordllama",
+    benchmarks: Annotated[
+        str, typer.Option("--benchmarks", help="paper: the paper's benchmarks present in the CSV; all: every column.")
+    ] = "paper",
+    compare_all: Annotated[
+        bool,
+        typer.Option("--compare-all/--no-compare-all", help="With --benchmarks paper, also run every usable column."),
+    ] = True,
+    inner: Annotated[
+        bool,
+        typer.Option("--inner/--fixed-bandwidth", help="Nested inner-fold bandwidth selection (paper) or fixed 0.45."),
+    ] = True,
+    shuffles: Annotated[
+        int, typer.Option("--shuffles", min=0, help="Shuffled-description draws (paper: 200); 0 skips.")
+    ] = 0,
+    stress: Annotated[
+        bool, typer.Option("--stress", help="Also run the copied-listing and population-shift stress tests.")
+    ] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Reproduce paper 004's Artificial Analysis leave-one-benchmark-out comparison.
+
+    The CSV is ingested with the artificial-analysis parser, curation and checkpoint into a
+    scratch warehouse (or into the warehouse named by an explicit global --db, where the run is
+    then recorded: analysis_run kind reproduction plus analysis_quantity rows). For every
+    benchmark held out, BoB-Support predicts it from the others' density-weighted curves and its
+    description; level = Spearman with the held-out score, profile = the same after removing a
+    quadratic in theta. Printed next to each baseline (theta alone, uniform mean, nearest
+    benchmark, first PC, GLS weights, the published AA index) and the paper's 0.904 / 0.484, with
+    paired one-sided Wilcoxon tests over folds, Holm-adjusted.
+
+    The CSV's columns differ from the paper's 14: nine are shared (AIME, AIME'25, MATH-500,
+    MMLU-Pro and LiveCodeBench are absent; AA-Omniscience, CritPt, MMMU-Pro, APEX-Agents and GDPval
+    are extra), the snapshot is the 2026-07-06 page rather than the 2026-09-03 API, and the encoder
+    is WordLlama rather than Qwen3-Embedding-8B, so the ordering should reproduce, not every digit.
+    """
+    from evalhouse.analytics.equate_api import reproduce_paper004_frames
+    from evalhouse.analytics.frames import aa_frames
+    from evalhouse.analytics.scratch import IngestFailed, ingested
+
+    if not input_path.is_file():
+        raise fail(f"no such file: {input_path}")
+    explicit_db = (ctx.find_root().obj or {}).get("db")
+    db = db_path(ctx) if explicit_db else None
+    try:
+        with ingested("artificial-analysis", input_path, db=db) as (wh, _):
+            wide, meta = aa_frames(wh.con)
+            result = reproduce_paper004_frames(
+                wide,
+                meta,
+                encoder=encoder,
+                benchmarks=benchmarks,
+                compare_all=compare_all,
+                inner=inner,
+                n_shuffles=shuffles,
+                stress=stress,
+                con=wh.con,
+                writable=True,
+            )
+    except IngestFailed as exc:
+        raise fail(escape(str(exc))) from exc
+    except _errors() as exc:
+        raise fail(escape(str(exc))) from exc
+    result["recorded_in"] = str(db) if db is not None else None
+    if json_out:
+        emit_json(result)
+        return
+    _print_paper004(result)
+
+
+def _lobo_tables(lobo: dict[str, Any], paper: dict[str, Any], title: str) -> None:
+    table = Table(title=title)
+    for col in ("method", "level", "(se)", "profile", "(se)", "folds"):
+        table.add_column(col, justify="left" if col == "method" else "right")
+    for row in lobo["summary"]:
+        style = "bold" if row["method"] == "BoB-Support" else ""
+        table.add_row(
+            row["method"],
+            _f(row["level"]),
+            _f(row["level_se"]),
+            _f(row["profile"]),
+            _f(row["profile_se"]),
+            str(row["n_folds"]),
+            style=style,
+        )
+    table.add_row(f"paper BoB-Support ({paper['encoder']})", _f(paper["level"]), "", _f(paper["profile"]), "", "",
+                  style="italic")  # fmt: skip
+    out.print(table)
+    tests = Table(title="paired profile tests: BoB-Support minus method (one-sided Wilcoxon over folds, Holm)")
+    for col in ("method", "mean diff", "p", "p Holm", "folds"):
+        tests.add_column(col, justify="left" if col == "method" else "right")
+    for row in lobo["tests"]:
+        tests.add_row(
+            row["baseline"],
+            f"{row['mean_diff']:+.3f}",
+            f"{row['p_wilcoxon']:.4f}",
+            f"{row['p_holm']:.4f}",
+            str(row["n_folds"]),
+        )
+    out.print(tests)
+
+
+def _print_paper004(r: dict[str, Any]) -> None:
+    enc = r["encoder"]
+    say = lambda text: out.print(text, highlight=False)  # noqa: E731
+    say("Paper 004 (Balance of Benchmarks): Artificial Analysis, leave one benchmark out")
+    say(f"input columns ({len(r['input_columns'])}): {', '.join(r['input_columns'])}")
+    say(f"benchmarks used ({len(r['benchmarks'])}): {', '.join(r['benchmarks'])}")
+    say(f"paper benchmarks absent from the input: {', '.join(r['paper_benchmarks_missing']) or 'none'}")
+    say(f"input columns not in the paper: {', '.join(r['not_in_paper']) or 'none'}")
+    say(f"rows: {r['n_rows']} configurations with >= 5 of the benchmarks used observed")
+    say(f"encoder: {enc['encoder']} rev {enc['revision']} dim {enc['dim']} (paper: Qwen3-Embedding-8B, 4096-d)")
+    say(f"scores: {r['normalisation']}")
+    d = r["density"]
+    say(
+        f"geometry: median description distance {d['median_distance']:.3f} (paper 0.89), h_dens "
+        f"{d['h_dens']:.3f} (paper 0.224), total density mass W {d['W']:.2f} (paper 12.5 of 14)"
+    )
+    g = r["global_ranking_vs_index"]
+    if g:
+        say(
+            f"theta vs the published AA Intelligence Index over {g['n']} configurations: Spearman "
+            f"{g['spearman']:.3f}, Kendall {g['kendall']:.3f} (paper 0.970 / 0.862)"
+        )
+    _lobo_tables(r["lobo"], r["paper"], f"LOBO on the {len(r['benchmarks'])} benchmarks used")
+    if "all_columns" in r:
+        cols = r["all_columns"]["benchmarks"]
+        _lobo_tables(r["all_columns"], r["paper"], f"LOBO on every usable column ({len(cols)})")
+    c = r["checks"]
+    verdict = "[green]holds[/]" if c["profile_above_theta"] and c["profile_above_uniform"] else "[red]fails[/]"
+    out.print(
+        f"acceptance {verdict}: profile above theta alone {c['profile_above_theta']} (p {c['p_vs_theta']:.4f}), "
+        f"above the uniform mean {c['profile_above_uniform']} (p {c['p_vs_uniform']:.4f}), level within 0.05 of "
+        f"0.904 {c['level_within_0.05_of_paper']}",
+        highlight=False,
+    )
+    if "shuffled" in r:
+        s = r["shuffled"]
+        say(
+            f"shuffled descriptions ({s['n_draws']} draws): profile {s['mean']:.3f} +/- {s['sd']:.3f} "
+            "(paper 0.358 +/- 0.042)"
+        )
+    if "copy_stress" in r:
+        s = r["copy_stress"]
+        say(
+            f"copied listings: max rank displacement BoB {s['bob_max']:.1f}, flat {s['flat_max']:.1f}, "
+            f"uniform {s['uniform_max']:.1f} (paper: BoB 16.0, equal weighting 98.9)"
+        )
+    if r["recorded_in"]:
+        console.print(f"recorded analysis {r['analysis_id']} in {r['recorded_in']}")
+    else:
+        console.print("ran in a scratch warehouse (pass the global --db PATH to keep the ingest and the record)")
+
+
+def register(analyze: typer.Typer, reproduce: typer.Typer, app: typer.Typer) -> None:
+    analyze.command("equate")(equate)
+    analyze.command("equate-hub")(equate_hub)
+    reproduce.command("paper-004")(paper_004)
+    app.command("compare")(compare)

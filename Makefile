@@ -24,8 +24,8 @@ $(STAMP): pyproject.toml requirements.lock
 venv: $(STAMP) ## create .venv and install the pinned dependencies
 
 run: $(STAMP) ## the nightly refresh into ./warehouse.duckdb; MIRROR=dir|url replays pinned payloads (see 'make mirror')
-	$(BIN)/evalhouse --db $(DB) refresh $(if $(MIRROR),--mirror $(MIRROR))
-	$(BIN)/evalhouse --db $(DB) stats
+	@status=0; $(BIN)/evalhouse --db $(DB) refresh $(if $(MIRROR),--mirror $(MIRROR)) || status=$$?; \
+	$(BIN)/evalhouse --db $(DB) stats; exit $$status
 
 mirror: $(STAMP) ## build a replay mirror in build/mirror from ../shared, for offline runs: make run MIRROR=build/mirror
 	$(BIN)/evalhouse mirror from-shared build/mirror

@@ -15,6 +15,9 @@ COUNTS = {
     "benchmarks": "SELECT count(DISTINCT benchmark_id) FROM score",
     "quarantined": "SELECT count(*) FROM quarantine",
     "raw_payloads": "SELECT count(DISTINCT sha256) FROM raw_snapshot",
+    "canonical_cells": "SELECT count(*) FROM v_scores_canonical",
+    "cells_with_disagreement": "SELECT count(*) FROM v_scores_canonical WHERE disagreement",
+    "matrix_cells": "SELECT count(*) FROM v_matrix_long",
     "ingest_runs": "SELECT count(*) FROM ingest_run",
 }
 

@@ -76,3 +76,11 @@ def write_tree(root: Path, records: list[dict[str, Any]], collection: str = "c")
         model = rec["model_info"]["id"].split("/")[-1]
         write_file(root, f"{collection}/org/{model}/{uuid.uuid4()}.json", rec)
     return root
+
+
+def warehouse_file(path: Path) -> Path:
+    """A migrated, closed warehouse file at ``path`` (for tests that then connect to it directly)."""
+    from evalhouse.warehouse.db import Warehouse
+
+    Warehouse.open(path).close()
+    return path

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau, spearmanr
 
+from evalhouse.analytics.aa_frames import AA_CANONICAL
 from evalhouse.analytics.embed import EmbeddingCache, Encoder, embed_benchmarks, make_encoder
 from evalhouse.analytics.evaluate_bob import (
     BOB,
@@ -38,23 +39,8 @@ from evalhouse.analytics.texts import TextStore, load_text_store
 
 log = logging.getLogger(__name__)
 
-# AA CSV column -> canonical benchmark id (brief's contract).
-AA_COLUMNS: dict[str, str] = {
-    "tau2": "tau2_bench",
-    "tauBanking": "tau3_banking",
-    "terminalbenchV21": "terminal_bench_v2_1",
-    "terminalbenchHard": "terminal_bench_hard",
-    "scicode": "scicode",
-    "lcr": "aa_lcr",
-    "omniscience": "aa_omniscience",
-    "ifbench": "ifbench",
-    "hle": "hle",
-    "gpqa": "gpqa_diamond",
-    "critpt": "critpt",
-    "mmmuPro": "mmmu_pro",
-    "apexAgents": "apex_agents",
-    "gdpval_elo": "gdpval",
-}
+# AA CSV column -> canonical benchmark id (one table for every reader of the CSV).
+AA_COLUMNS: dict[str, str] = AA_CANONICAL
 PAPER_BENCHMARKS: tuple[str, ...] = (
     "aime", "aime_2025", "math_500", "gpqa_diamond", "hle", "mmlu_pro", "livecodebench",
     "scicode", "ifbench", "aa_lcr", "terminal_bench_hard", "terminal_bench_v2_1", "tau2_bench",

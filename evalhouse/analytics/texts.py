@@ -280,9 +280,15 @@ def _snake(name: str) -> str:
 
 
 def ensure_text_tables(con: Any) -> None:
-    """Create ``embedding`` and ``benchmark_text`` if absent (DDL in ``sql/embedding_cache.sql``)."""
-    ddl = resources.files("evalhouse.analytics").joinpath("sql", "embedding_cache.sql").read_text("utf-8")
-    con.execute(ddl)  # DuckDB runs a multi-statement script in one call
+    """Refuse a connection without the ``embedding`` and ``benchmark_text`` tables.
+
+    They are warehouse tables (migration 0001), so the cache lives with the data it serves;
+    open a warehouse with ``evalhouse.warehouse.db.Warehouse.open`` to get them.
+    """
+    names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    missing = sorted({"embedding", "benchmark_text"} - names)
+    if missing:
+        raise RuntimeError(f"no {', '.join(missing)} table here: embeddings are cached in an evalhouse warehouse")
 
 
 def store_texts(con: Any, store: TextStore) -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
+from eee_records import warehouse_file
 
 from evalhouse.analytics import embed as embmod
 from evalhouse.analytics.embed import (
@@ -144,7 +145,7 @@ def test_tampered_text_is_refused(tmp_path) -> None:
 
 
 def test_store_texts_into_warehouse_table(tmp_path, store) -> None:
-    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con = duckdb.connect(str(warehouse_file(tmp_path / "w.duckdb")))
     ensure_text_tables(con)
     n = store_texts(con, store)
     assert n == len(store)
@@ -284,7 +285,7 @@ def test_cache_reuses_vectors_across_connections(tmp_path, store, wordllama) -> 
     db = tmp_path / "w.duckdb"
     texts = store.texts_for(["hle", "gpqa_diamond", "ifbench"])
     enc = CountingEncoder(wordllama)
-    con = duckdb.connect(str(db))
+    con = duckdb.connect(str(warehouse_file(db)))
     cache = EmbeddingCache(con, enc)
     first = cache.encode([*texts, texts[0]])  # duplicate text embedded once
     assert enc.calls == 1 and enc.texts == 3 and cache.misses == 3
@@ -316,7 +317,7 @@ def test_cache_reuses_vectors_across_connections(tmp_path, store, wordllama) -> 
 
 
 def test_embed_benchmarks_frame(store, wordllama, tmp_path) -> None:
-    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con = duckdb.connect(str(warehouse_file(tmp_path / "w.duckdb")))
     cache = EmbeddingCache(con, wordllama)
     frame = embed_benchmarks(store, ["hle", "critpt"], wordllama, cache=cache)
     assert list(frame.index) == ["hle", "critpt"] and frame.shape == (2, 256)

@@ -8,6 +8,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from eee_records import warehouse_file
 from matplotlib.figure import Figure
 from scipy.stats import spearmanr
 
@@ -69,7 +70,7 @@ def test_equated_theta_tracks_the_aa_index(aa) -> None:
 
 def test_reproduction_bob_profile_beats_theta_and_uniform(aa, tmp_path) -> None:
     lines: list[str] = []
-    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con = duckdb.connect(str(warehouse_file(tmp_path / "w.duckdb")))
     out = reproduce_paper004(aa, compare_all=False, con=con, echo=lines.append)
     summary = out["lobo"].summary
     bob = summary.loc[BOB]

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalhouse.analytics import grids
 from evalhouse.analytics._validate import check_choice
 from evalhouse.analytics.detrend import DateAdjustment
 from evalhouse.analytics.diagnostics import kmo, match_factors, mean_offdiag_spearman, pca_variance_shares
@@ -145,8 +146,7 @@ NOT_REPRODUCIBLE = {
 
 def covered_benchmarks(wide: pd.DataFrame) -> list[str]:
     """Candidates scored by at least :data:`BENCHMARK_FLOOR` configurations."""
-    counts = wide.reindex(columns=list(CANDIDATES)).notna().sum()
-    return [c for c in CANDIDATES if counts[c] >= BENCHMARK_FLOOR]
+    return grids.covered(wide, BENCHMARK_FLOOR, CANDIDATES)
 
 
 DEDUP_RULES = ("column_first", "best_row")
@@ -165,17 +165,8 @@ def dedup_base_models(retained: pd.DataFrame, meta: pd.DataFrame, rule: str = "c
     """
     check_choice("dedup_rule", rule, DEDUP_RULES)
     m = meta.loc[retained.index]
-    # Missing index sorts last; a stable sort keeps the input order among equal indices.
-    ranked = m.assign(_ii=m["intelligence_index"].fillna(-np.inf)).sort_values("_ii", ascending=False, kind="stable")
-    top = ranked.index[~ranked["base_model"].duplicated()]
-    if rule == "best_row":
-        return retained.loc[top].sort_index(key=lambda idx: m.loc[idx, "base_model"])
-    # Sorted by base-model name, as groupby sorts: the row order fixes the outer CV folds.
-    merged = retained.loc[ranked.index].groupby(ranked["base_model"].to_numpy(), sort=True).first()
-    top_of = dict(zip(m.loc[top, "base_model"], top, strict=True))
-    merged.index = pd.Index([top_of[b] for b in merged.index])
-    merged.index.name = retained.index.name
-    return merged
+    # Rows end sorted by base-model name, as the paper's groupby sorts: the order fixes the CV folds.
+    return grids.one_per_base_model(retained, m["base_model"], m["intelligence_index"], combine=rule == "column_first")
 
 
 def analysis_grids(
@@ -187,16 +178,13 @@ def analysis_grids(
     ``dense`` (complete on the near-universal benchmarks only) and ``dedup`` (R1, see
     :func:`dedup_base_models`, then complete cases).
     """
-    covered = covered_benchmarks(wide)
-    primary = [c for c in covered if c not in SENSITIVITY_ONLY]
-    retained = wide.loc[wide[covered].notna().sum(axis=1) >= MODEL_FLOOR, primary]
-    coverage = retained.notna().mean()
-    dense_cols = [c for c in primary if coverage[c] >= NEAR_UNIVERSAL_SHARE]
+    primary = [c for c in covered_benchmarks(wide) if c not in SENSITIVITY_ONLY]
+    kept = grids.retained(wide, covered_benchmarks(wide), MODEL_FLOOR)[primary]
     return {
-        "retained": retained,
-        "complete_case": retained.dropna(),
-        "dense": retained[dense_cols].dropna(),
-        "dedup": dedup_base_models(retained, meta, dedup_rule).dropna(),
+        "retained": kept,
+        "complete_case": grids.complete_case(kept),
+        "dense": grids.dense(kept, NEAR_UNIVERSAL_SHARE),
+        "dedup": dedup_base_models(kept, meta, dedup_rule).dropna(),
     }
 
 

@@ -39,11 +39,12 @@ def _root(
 def _register() -> None:
     # Imported here so `evalhouse --help` lists every group and a group's heavy imports
     # (sklearn, great-expectations) load only when one of its commands runs.
-    from evalhouse.cli import analytics, audit, curate, ingest, snapshot, validate, warehouse
+    from evalhouse.cli import analytics, audit, curate, ingest, models, snapshot, validate, warehouse
 
     warehouse.register(app)
     ingest.register(app)
     curate.register(app)
+    models.register(app)
     validate.register(app)
     audit.register(app)
     snapshot.register(app)

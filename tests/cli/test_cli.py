@@ -76,3 +76,17 @@ def test_stats_on_a_missing_warehouse_is_a_clear_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["--db", str(tmp_path / "none.duckdb"), "stats"])
     assert result.exit_code == 1
     assert "no warehouse" in result.output
+
+
+def test_models_resolve_json_for_any_name() -> None:
+    args = ["models", "resolve", "gpt-5-2025-08-07_high", "--source", "epoch-benchmarks", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"input", "source", "configuration", "base_model", "family", "flags"}
+    assert data["base_model"] == "gpt 5" and data["flags"]["effort"] == "high"
+    aa = json.loads(runner.invoke(app, ["models", "resolve", "GPT-5 (high)", "--json"]).stdout)
+    assert aa["base_model"] == data["base_model"]
+    ours = json.loads(runner.invoke(app, ["models", "resolve", "Ours", "--source", "paper-x", "--json"]).stdout)
+    other = json.loads(runner.invoke(app, ["models", "resolve", "Ours", "--source", "paper-y", "--json"]).stdout)
+    assert ours["base_model"] != other["base_model"]  # generic names never merge across sources

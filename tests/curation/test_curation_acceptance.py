@@ -273,3 +273,20 @@ def test_each_epoch_benchmark_is_represented_by_its_headline_metric(wh: Warehous
         assert chosen[bench.id] == headline["metric"], name
     kinds = dict(wh.con.execute("SELECT metric_id, kind FROM metric").fetchall())
     assert not [b for b, m in chosen.items() if kinds.get(m.split(".")[0]) in {"cost", "latency"}]
+
+
+def test_versions_join_only_through_the_family_view(wh: Warehouse) -> None:
+    """Terminal-Bench 1.0 (Epoch), Hard and 2.1 (AA) are three benchmarks everywhere but in the
+    opt-in family view."""
+    tb = {
+        r[0]
+        for r in wh.con.execute(
+            "SELECT DISTINCT benchmark_id FROM v_matrix_long WHERE benchmark_id LIKE 'terminal_bench%'"
+        ).fetchall()
+    }
+    assert len(tb) == 3
+    pooled = wh.con.execute(
+        "SELECT count(DISTINCT benchmark_id), count(DISTINCT version) FROM v_scores_by_family"
+        " WHERE family_id = 'terminal_bench'"
+    ).fetchall()[0]
+    assert pooled == (3, 3)

@@ -229,3 +229,32 @@ def test_fingerprint_sees_a_changed_score_and_ignores_the_samples_path(demo: dic
     moved = copy.deepcopy(demo)
     moved["detailed_evaluation_results"]["file_path"] = "data/x/y/z/11111111-1111-4111-8111-111111111111_samples.jsonl"
     assert record_fingerprint(moved) == record_fingerprint(demo)
+
+
+def test_every_record_the_parsers_produce_validates_against_the_json_schema(
+    schemas: tuple[dict, dict], aa_csv: Path, epoch_dir: Path
+) -> None:
+    from datetime import UTC, datetime
+
+    from evalhouse.ingest.pinned import epoch_zip
+    from evalhouse.ingest.source import FetchMeta
+    from evalhouse.ingest.sources import artificial_analysis, epoch_benchmarks
+    from evalhouse.schema.records import ParsedRecord
+
+    validator = jsonschema.Draft7Validator(schemas[0])
+    when = datetime(2026, 7, 6, tzinfo=UTC)
+    payloads = [
+        (artificial_analysis, aa_csv.read_bytes(), "aa_models_raw_parsed.csv"),
+        (epoch_benchmarks, epoch_zip(epoch_dir), "benchmark_data.zip"),
+    ]
+    n = 0
+    for module, body, label in payloads:
+        meta = FetchMeta(module.SOURCE.key, f"https://example.invalid/{label}", "0" * 64, when, None, label)
+        for item in module.parse(body, meta=meta):
+            if isinstance(item, ParsedRecord):
+                record = {**item.record, "evaluation_id": "x/y/z"}
+                produced = EvaluationLog.model_validate(record).to_json_dict()
+                errors = list(validator.iter_errors(produced))
+                assert not errors, (item.locator, errors[0].message)
+                n += 1
+    assert n >= 3500

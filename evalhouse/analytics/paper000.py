@@ -27,7 +27,7 @@ from evalhouse.analytics._validate import check_choice
 from evalhouse.analytics.detrend import DateAdjustment
 from evalhouse.analytics.diagnostics import kmo, match_factors, mean_offdiag_spearman, pca_variance_shares
 from evalhouse.analytics.parallel import ParallelAnalysis
-from evalhouse.analytics.predict import RUNGS, PredictionLadder, k_sweep
+from evalhouse.analytics.predict import RUNGS, PredictionLadder, k_sweep, ridge_contrast
 
 CANDIDATES = (
     "gdpval",
@@ -320,11 +320,9 @@ def reproduce_paper000(
     ]
     q += [_quantity(f"dmse_{t}", main.loc[t, "dmse"]) for t in targets]
 
-    dedup_ladder = PredictionLadder(
+    dedup_ladder = ridge_contrast(
         targets,
         n_factors=N_FACTORS,
-        rungs=("ii", "iv"),
-        learners=("ridge",),
         n_bootstrap=n_bootstrap,
         random_state=random_state,
         bootstrap_random_state=bootstrap_random_state,

@@ -467,6 +467,11 @@ class PredictionLadder(AnalysisEstimator):
         )
 
 
+def ridge_contrast(targets: Sequence[str], *, n_factors: int, **params: Any) -> PredictionLadder:
+    """The ladder behind paper 000's H4 statistic: rungs (ii) and (iv), ridge on both (unfitted)."""
+    return PredictionLadder(targets, n_factors=n_factors, rungs=("ii", "iv"), learners=("ridge",), **params)
+
+
 def k_sweep(
     X: Any,
     targets: Sequence[str],
@@ -480,11 +485,9 @@ def k_sweep(
     """Pooled ridge dMSE (ii) - (iv) and rung-(iv) pooled test R2 for each k (paper 000, C7)."""
     rows = []
     for k in ks:
-        lad = PredictionLadder(
+        lad = ridge_contrast(
             targets,
             n_factors=int(k),
-            rungs=("ii", "iv"),
-            learners=("ridge",),
             n_bootstrap=n_bootstrap,
             random_state=random_state,
             bootstrap_random_state=bootstrap_random_state,

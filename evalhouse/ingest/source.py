@@ -80,6 +80,10 @@ class SourceState:
     last_modified: dict[str, str] = field(default_factory=dict)  # url -> Last-Modified
     env: Mapping[str, str] = field(default_factory=dict)
 
+    def conditional(self, url: str) -> dict[str, str | None]:
+        """The validators of the last fetch of ``url``, for a conditional GET (``FetchRequest(**...)``)."""
+        return {"etag": self.etags.get(url), "last_modified": self.last_modified.get(url)}
+
 
 @dataclass(frozen=True)
 class FetchMeta:

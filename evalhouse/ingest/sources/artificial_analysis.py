@@ -142,18 +142,10 @@ def plan(state: SourceState) -> list[FetchRequest]:
                 headers={"x-api-key": key, "accept": "application/json"},
                 secret_headers=frozenset({"x-api-key"}),
                 label="api",
-                etag=state.etags.get(API_URL),
-                last_modified=state.last_modified.get(API_URL),
+                **state.conditional(API_URL),
             )
         ]
-    return [
-        FetchRequest(
-            url=PAGE_URL,
-            label="page",
-            etag=state.etags.get(PAGE_URL),
-            last_modified=state.last_modified.get(PAGE_URL),
-        )
-    ]
+    return [FetchRequest(url=PAGE_URL, label="page", **state.conditional(PAGE_URL))]
 
 
 # --------------------------------------------------------------------------------------------

@@ -214,14 +214,7 @@ MAPPING = load_mapping()
 
 def plan(state: SourceState) -> list[FetchRequest]:
     """One conditional GET of the export; an unchanged ETag comes back as not-modified."""
-    return [
-        FetchRequest(
-            url=ZIP_URL,
-            label="benchmark_data.zip",
-            etag=state.etags.get(ZIP_URL),
-            last_modified=state.last_modified.get(ZIP_URL),
-        )
-    ]
+    return [FetchRequest(url=ZIP_URL, label="benchmark_data.zip", **state.conditional(ZIP_URL))]
 
 
 # --------------------------------------------------------------------------------------------

@@ -216,11 +216,7 @@ def mirror_export(
             written = export_mirror(wh, RawStore(raw_store_path(path)), directory)
     except WarehouseError as exc:
         raise fail(str(exc)) from exc
-    if json_out:
-        emit_json({"directory": str(directory), "files": {k: str(v) for k, v in written.items()}})
-    else:
-        for url, file in written.items():
-            out.print(f"{url} -> {file}")
+    _print_mirror(directory, written, json_out)
 
 
 def checkpoint(skip: bool) -> AfterLoad | None:
@@ -262,6 +258,10 @@ def mirror_from_shared(
         written = build(shared, directory)
     except PinnedDataMissing as exc:
         raise fail(str(exc)) from exc
+    _print_mirror(directory, written, json_out)
+
+
+def _print_mirror(directory: Path, written: dict[str, Path], json_out: bool) -> None:
     if json_out:
         emit_json({"directory": str(directory), "files": {k: str(v) for k, v in written.items()}})
     else:

@@ -36,6 +36,7 @@ test: $(STAMP) ## run the test suite (reads ../shared when present)
 lint: $(STAMP) ## ruff check and format check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: $(STAMP) ## apply ruff fixes and formatting
 	$(BIN)/ruff check --fix .

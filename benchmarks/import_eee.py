@@ -17,9 +17,9 @@ import time
 import uuid
 from pathlib import Path
 
-from evalhouse.ingest.eee_datastore import import_tree
-from evalhouse.ingest.raw_store import RawStore
+from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.raw_store import RawStore
 
 BENCHES = ["mmlu", "gsm8k", "hellaswag", "arc_challenge", "truthfulqa"]
 

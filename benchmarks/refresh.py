@@ -18,14 +18,14 @@ import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from evalhouse.curation.expectations import checkpoint_after_load, prepare
-from evalhouse.ingest import refresh as R
 from evalhouse.ingest.catalog import catalog
 from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.pinned import mirror_from_shared
-from evalhouse.ingest.raw_store import RawStore
 from evalhouse.ingest.source import SourceState
+from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.expectations import checkpoint_after_load, prepare
+from evalhouse.warehouse.raw_store import RawStore
 
 NOOP_TARGET_S = 2.0
 

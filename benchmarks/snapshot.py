@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from evalhouse.ingest.raw_store import RawStore
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.raw_store import RawStore
 from evalhouse.warehouse.snapshot import create_snapshot, open_snapshot, snapshot_id, verify_snapshot
 
 SYNTHETIC_SQL = Path(__file__).with_name("snapshot_synthetic.sql")

@@ -18,36 +18,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, Field
 from sklearn.base import BaseEstimator
 
-from evalhouse import __version__
+from evalhouse.common.jsonable import to_jsonable
+from evalhouse.schema.analysis import AnalysisRecord
 
-
-class AnalysisRecord(BaseModel):
-    """What one ``fit`` was: enough to find, reproduce and compare it."""
-
-    kind: str
-    estimator: str
-    evalhouse_version: str = __version__
-    params: dict[str, Any]
-    snapshot_id: str | None = None
-    input_sha256: str
-    input_shape: list[int]
-    random_state: int | None = None
-    started_at: str
-    duration_s: float
-    diagnostics: dict[str, Any] = Field(default_factory=dict)
-
-    @property
-    def run_id(self) -> str:
-        """Deterministic id: same estimator, parameters, input and snapshot give the same id."""
-        key = json.dumps(
-            [self.estimator, _jsonable(self.params), self.snapshot_id, self.input_sha256],
-            sort_keys=True,
-            default=str,
-        )
-        return hashlib.sha256(key.encode()).hexdigest()[:16]
+__all__ = ["AnalysisEstimator", "AnalysisRecord", "input_sha256"]
 
 
 def input_sha256(X: Any) -> str:
@@ -63,20 +39,6 @@ def input_sha256(X: Any) -> str:
     h.update(str(values.shape).encode())
     h.update(np.ascontiguousarray(values).tobytes())
     return h.hexdigest()
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return repr(value)
 
 
 class AnalysisEstimator(BaseEstimator):
@@ -96,7 +58,7 @@ class AnalysisEstimator(BaseEstimator):
         if snapshot_id is None and isinstance(X, pd.DataFrame | pd.Series):
             snapshot_id = X.attrs.get("snapshot_id")
         shape = list(np.shape(X))
-        params = _jsonable(self.get_params(deep=False))
+        params = to_jsonable(self.get_params(deep=False))
         self.record_ = AnalysisRecord(
             kind=self.kind,
             estimator=f"{type(self).__module__}.{type(self).__qualname__}",
@@ -107,5 +69,5 @@ class AnalysisEstimator(BaseEstimator):
             random_state=params.get("random_state") if isinstance(params, dict) else None,
             started_at=getattr(self, "_started_at", datetime.now(UTC).isoformat()),
             duration_s=round(time.perf_counter() - getattr(self, "_t0", time.perf_counter()), 6),
-            diagnostics=_jsonable(diagnostics),
+            diagnostics=to_jsonable(diagnostics),
         )

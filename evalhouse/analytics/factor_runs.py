@@ -300,7 +300,7 @@ def reproduce_from_file(
     snapshot, that is what the numbers describe.
     """
     from evalhouse.analytics.frames import aa_frames
-    from evalhouse.analytics.scratch import ingested
+    from evalhouse.pipeline.scratch import ingested
 
     with ingested(AA_SOURCE, location, db) as (wh, run):
         wide, meta = aa_frames(wh.con)

@@ -7,11 +7,7 @@ A section whose data is not present returns a short explanation instead of faili
 
 from __future__ import annotations
 
-import base64
 import html
-import io
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,50 +16,14 @@ import duckdb
 import matplotlib
 
 matplotlib.use("Agg")  # no display: figures only go into the page
-from matplotlib.figure import Figure
 
-from evalhouse import __version__
-
-
-@dataclass
-class ReportSection:
-    title: str
-    status: str  # "ok", or why the section is empty
-    intro: str = ""
-    blocks: list[str] = field(default_factory=list)  # HTML fragments, in order
-
-    def figure(self, fig: Figure, caption: str) -> None:
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-        data = base64.b64encode(buf.getvalue()).decode()
-        self.blocks.append(
-            f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-        )
-
-    def table(self, rows: list[dict[str, Any]], caption: str) -> None:
-        if not rows:
-            return
-        head = "".join(f"<th>{html.escape(str(k))}</th>" for k in rows[0])
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in row.values()) + "</tr>" for row in rows
-        )
-        self.blocks.append(f"<table><caption>{html.escape(caption)}</caption><tr>{head}</tr>{body}</table>")
-
-
-Section = Callable[[duckdb.DuckDBPyConnection, Any], ReportSection]
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return "" if value is None else str(value)
+from evalhouse.analytics.report_equate import section as equate_section
+from evalhouse.analytics.report_factor import section as factor_section
+from evalhouse.analytics.report_section import Section
+from evalhouse.version import __version__
 
 
 def sections() -> list[Section]:
-    from evalhouse.analytics.report_equate import section as equate_section
-    from evalhouse.analytics.report_factor import section as factor_section
-
     return [factor_section, equate_section]
 
 

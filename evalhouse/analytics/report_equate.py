@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from evalhouse.analytics.report import ReportSection
+from evalhouse.analytics.report_section import ReportSection
 
 TITLE = "Equated ability scale and task comparison (paper 004, Balance of Benchmarks)"
 EXAMPLE_QUERY = "software_engineering_agent"

@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from evalhouse.analytics.report import ReportSection
+from evalhouse.analytics.report_section import ReportSection
 
 TITLE = "Factor structure of the Artificial Analysis snapshot (paper 000)"
 NO_DATA = (

@@ -8,9 +8,9 @@ import typer
 
 from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
 from evalhouse.config import raw_store_path
-from evalhouse.curation.audit import AuditError, model_report, score_chain, verify_raw
-from evalhouse.ingest.raw_store import RawStore
+from evalhouse.warehouse.audit import AuditError, model_report, score_chain, verify_raw
 from evalhouse.warehouse.db import Warehouse, WarehouseError
+from evalhouse.warehouse.raw_store import RawStore
 
 
 def _line(text: str) -> None:

@@ -9,9 +9,9 @@ import typer
 from rich.table import Table
 
 from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
-from evalhouse.curation import release_dates
-from evalhouse.curation.decisions import POLICIES, set_policy
+from evalhouse.warehouse import release_dates
 from evalhouse.warehouse.db import Warehouse, WarehouseError, first_row
+from evalhouse.warehouse.decisions import POLICIES, set_policy
 
 
 def dates(

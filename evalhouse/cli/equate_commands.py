@@ -417,7 +417,7 @@ def paper_004(
     """
     from evalhouse.analytics.equate_api import reproduce_paper004_frames
     from evalhouse.analytics.frames import aa_frames
-    from evalhouse.analytics.scratch import IngestFailed, ingested
+    from evalhouse.pipeline.scratch import IngestFailed, ingested
 
     if not input_path.is_file():
         raise fail(f"no such file: {input_path}")

@@ -160,7 +160,7 @@ def paper_000(
     from evalhouse.analytics.efa import FactorFitError
     from evalhouse.analytics.factor_runs import InputError, reproduce_from_file
     from evalhouse.analytics.predict import LEARNERS
-    from evalhouse.analytics.scratch import IngestFailed
+    from evalhouse.pipeline.scratch import IngestFailed
 
     chosen = _split(learners)
     unknown = [x for x in chosen if x not in LEARNERS]

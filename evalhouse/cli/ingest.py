@@ -14,12 +14,12 @@ from rich.table import Table
 
 from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
 from evalhouse.config import raw_store_path
-from evalhouse.ingest import refresh as refresh_mod
 from evalhouse.ingest.catalog import catalog
-from evalhouse.ingest.ledger import AfterLoad, RunResult
 from evalhouse.ingest.mirror_export import export_mirror
-from evalhouse.ingest.raw_store import RawStore
+from evalhouse.pipeline import refresh as refresh_mod
+from evalhouse.pipeline.ledger import AfterLoad, RunResult
 from evalhouse.warehouse.db import Warehouse, WarehouseError
+from evalhouse.warehouse.raw_store import RawStore
 
 SkipValidation = Annotated[
     bool,
@@ -228,10 +228,10 @@ def checkpoint(skip: bool) -> AfterLoad | None:
     if skip:
         return None
 
-    def run(con: duckdb.DuckDBPyConnection, result: RunResult) -> None:
-        from evalhouse.curation.expectations import checkpoint_after_load
+    def run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+        from evalhouse.warehouse.expectations import checkpoint_after_load
 
-        checkpoint_after_load(con, result)
+        checkpoint_after_load(con, run_id)
 
     return run
 

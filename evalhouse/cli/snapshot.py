@@ -16,8 +16,8 @@ from rich.table import Table
 
 from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
 from evalhouse.config import raw_store_path
-from evalhouse.ingest.raw_store import RawStore, RawStoreError
 from evalhouse.warehouse.db import Warehouse, WarehouseError
+from evalhouse.warehouse.raw_store import RawStore, RawStoreError
 from evalhouse.warehouse.snapshot import (
     CreatedSnapshot,
     SnapshotError,

@@ -7,8 +7,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
-from evalhouse.curation.expectations import ValidationSummary, prepare, run_checkpoint
 from evalhouse.warehouse.db import Warehouse, WarehouseError
+from evalhouse.warehouse.expectations import ValidationSummary, prepare, run_checkpoint
 
 STYLE = {"passed": "green", "failed": "bold red", "warning": "yellow"}
 

@@ -10,9 +10,10 @@ from rich.table import Table
 
 from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
 from evalhouse.config import raw_store_path
-from evalhouse.ingest.eee_datastore import DatastoreError, export_tree, import_tree
-from evalhouse.ingest.raw_store import RawStore
+from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse.db import Warehouse, WarehouseError
+from evalhouse.warehouse.eee_export import DatastoreError, export_tree
+from evalhouse.warehouse.raw_store import RawStore
 from evalhouse.warehouse.stats import stats as warehouse_stats
 
 

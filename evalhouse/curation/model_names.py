@@ -52,7 +52,7 @@ __all__ = [
 ReasoningMode = Literal["reasoning", "non_reasoning", "adaptive"]
 Effort = Literal["minimal", "low", "medium", "high", "xhigh", "max"]
 
-_TOKENS_PATH = Path(__file__).with_name("model_tokens.yaml")
+_TOKENS_PATH = Path(__file__).parent / "registries" / "model_tokens.yaml"
 
 
 # --------------------------------------------------------------------------------------------

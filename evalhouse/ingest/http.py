@@ -21,88 +21,32 @@ timeout, fail on any non-2xx, body read whole) this layer:
 from __future__ import annotations
 
 import logging
-import math
 import mimetypes
 import os
 import random
-import re
 import time
-from collections.abc import Callable, Iterable, Mapping
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from pathlib import Path
-from types import MappingProxyType, TracebackType
-from typing import Literal, Self
-from urllib.parse import quote, quote_plus, unquote_plus, urlsplit, urlunsplit
+from types import TracebackType
+from typing import Self
+from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 import httpx
 
-from evalhouse import __version__
-
-__all__ = [
-    "DEFAULT_MAX_BYTES",
-    "DEFAULT_SECRET_HEADERS",
-    "DEFAULT_SECRET_PARAMS",
-    "DEFAULT_USER_AGENT",
-    "REDACTED",
-    "RETRY_STATUSES",
-    "FetchError",
-    "FetchErrorKind",
-    "FetchRequest",
-    "FetchResult",
-    "HttpClient",
-    "is_secret_header",
-    "is_secret_param",
-    "parse_retry_after",
-    "redact_text",
-    "redact_url",
-]
+from evalhouse.ingest.fetch import FetchError, FetchErrorKind, FetchRequest, FetchResult, parse_retry_after
+from evalhouse.ingest.mirror import mirror_url
+from evalhouse.ingest.redaction import ACTIVE_SECRETS, is_secret_header, redact_text, redact_url
+from evalhouse.version import __version__
 
 logger = logging.getLogger("evalhouse.http")
 
-FetchErrorKind = Literal["timeout", "connection", "http_status", "too_large", "too_many_redirects", "invalid_url"]
-
-REDACTED = "[REDACTED]"
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_USER_AGENT = f"evalhouse/{__version__} (+https://github.com/evalhouse; AI evaluation warehouse)"
 RETRY_STATUSES: frozenset[int] = frozenset({429, 500, 502, 503, 504})
 REDIRECT_STATUSES: frozenset[int] = frozenset({301, 302, 303, 307, 308})
-
-# Query parameters redacted even when a request does not declare them: keys that leaderboard APIs
-# and signed CDN URLs (S3 / CloudFront / HF LFS redirects) use for credentials.
-DEFAULT_SECRET_PARAMS: frozenset[str] = frozenset(
-    {
-        "api_key",
-        "apikey",
-        "key",
-        "token",
-        "access_token",
-        "secret",
-        "password",
-        "sig",
-        "signature",
-        "auth",
-        "client_secret",
-    }
-)
-# Substrings that mark a parameter name as secret (``x-amz-signature``, ``refresh_token``, …).
-_SECRET_PARAM_HINTS = ("token", "secret", "password", "passwd", "signature", "api_key", "apikey")
-
-DEFAULT_SECRET_HEADERS: frozenset[str] = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "x-api-key",
-        "api-key",
-        "apikey",
-        "x-auth-token",
-        "cookie",
-    }
-)
-_SECRET_HEADER_HINTS = ("auth", "token", "secret", "api-key", "apikey", "api_key", "password")
 
 # Response headers worth keeping with a payload (provenance, caching, rate limits). Never cookies.
 _USEFUL_HEADERS = (
@@ -133,297 +77,7 @@ _EXTRA_TYPES = {
     ".md": "text/markdown",
 }
 
-# Secret strings of the fetch in progress, so the log filter can scrub third-party log lines too.
-_ACTIVE_SECRETS: ContextVar[frozenset[str]] = ContextVar("evalhouse_http_active_secrets", default=frozenset())
-_MIN_SCRUB_LEN = 3  # shorter "secrets" would mangle every message and protect nothing
 _ERROR_SNIPPET_BYTES = 2048
-
-
-# --------------------------------------------------------------------------------------------
-# Redaction
-
-
-def _norm_param(name: str) -> str:
-    return unquote_plus(name).strip().lower().replace("-", "_")
-
-
-def is_secret_param(name: str, declared: Iterable[str] = ()) -> bool:
-    """True when a query parameter name looks like (or is declared as) a credential."""
-    norm = _norm_param(name)
-    if norm in DEFAULT_SECRET_PARAMS or norm in {_norm_param(d) for d in declared}:
-        return True
-    return any(hint in norm for hint in _SECRET_PARAM_HINTS)
-
-
-def is_secret_header(name: str, declared: Iterable[str] = ()) -> bool:
-    """True when a request header name looks like (or is declared as) a credential."""
-    norm = name.strip().lower()
-    if norm in DEFAULT_SECRET_HEADERS or norm in {d.strip().lower() for d in declared}:
-        return True
-    return any(hint in norm for hint in _SECRET_HEADER_HINTS)
-
-
-def _redact_query(query: str, secret_params: Iterable[str]) -> str:
-    pieces = []
-    for piece in query.split("&"):
-        name, eq, _value = piece.partition("=")
-        secret = eq and is_secret_param(name, secret_params)
-        pieces.append(f"{name}={REDACTED}" if secret else piece)
-    return "&".join(pieces)
-
-
-def redact_url(url: str, secret_params: Iterable[str] = ()) -> str:
-    """Return ``url`` with secret-looking query values and any userinfo password replaced.
-
-    Only the values change; names and the other parameters stay byte-identical, so a redacted
-    URL still tells a reader which endpoint and page were fetched.
-    """
-    secret_params = tuple(secret_params)
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # e.g. a malformed IPv6 literal: fall back to free-text redaction
-        return redact_text(url, secret_params=secret_params)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, hostport = netloc.rpartition("@")
-        if ":" in userinfo:
-            netloc = f"{userinfo.split(':', 1)[0]}:{REDACTED}@{hostport}"
-    query = _redact_query(parts.query, secret_params) if parts.query else parts.query
-    fragment = parts.fragment
-    if "=" in fragment:  # OAuth implicit flow puts access_token in the fragment
-        fragment = _redact_query(fragment, secret_params)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
-
-
-_QUERY_PAIR_RE = re.compile(r"(?P<lead>[?&#;])(?P<name>[^=&\s#\"'<>?]+)=(?P<value>[^&\s#\"'<>]*)")
-_USERINFO_RE = re.compile(r"(?P<lead>://[^:/@\s]+:)[^@/\s]+(?P<at>@)")
-
-
-def redact_text(text: str, secrets: Iterable[str] = (), secret_params: Iterable[str] = ()) -> str:
-    """Scrub known secret values and secret-looking ``name=value`` query pairs from free text.
-
-    Used for messages we do not build ourselves (exception texts, error bodies, third-party
-    log lines), where the secret may appear raw or percent-encoded.
-    """
-    secret_params = tuple(secret_params)
-    for secret in sorted(set(secrets), key=len, reverse=True):
-        if len(secret) >= _MIN_SCRUB_LEN:
-            text = text.replace(secret, REDACTED)
-
-    def _pair(match: re.Match[str]) -> str:
-        if is_secret_param(match["name"], secret_params):
-            return f"{match['lead']}{match['name']}={REDACTED}"
-        return match.group(0)
-
-    text = _QUERY_PAIR_RE.sub(_pair, text)
-    return _USERINFO_RE.sub(lambda m: f"{m['lead']}{REDACTED}{m['at']}", text)
-
-
-def _secret_forms(value: str) -> set[str]:
-    """The ways a secret can show up in text: raw, percent-encoded, and a bare bearer token."""
-    forms = {value, quote(value, safe=""), quote_plus(value, safe="")}
-    scheme, _, token = value.partition(" ")
-    if token and scheme.isalpha():  # "Bearer abc…", "Token abc…"
-        forms |= {token.strip(), quote(token.strip(), safe="")}
-    return {f for f in forms if len(f) >= _MIN_SCRUB_LEN}
-
-
-class _RedactingFilter(logging.Filter):
-    """Rewrites log records that might carry a secret (httpx logs every request URL at INFO)."""
-
-    evalhouse_redactor = True
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            message = record.getMessage()
-        except (TypeError, ValueError):  # a malformed record: leave it to logging's own handling
-            return True
-        redacted = redact_text(message, _ACTIVE_SECRETS.get())
-        if redacted != message:
-            record.msg = redacted
-            record.args = None
-        return True
-
-
-def _install_log_redaction() -> None:
-    names = (
-        "evalhouse.http",
-        "httpx",
-        "httpcore.connection",
-        "httpcore.http11",
-        "httpcore.http2",
-        "httpcore.proxy",
-        "httpcore.socks",
-    )
-    for name in names:
-        target = logging.getLogger(name)
-        if not any(getattr(f, "evalhouse_redactor", False) for f in target.filters):
-            target.addFilter(_RedactingFilter())
-
-
-_install_log_redaction()
-
-
-# --------------------------------------------------------------------------------------------
-# Values
-
-
-def _frozen_mapping(value: Mapping[str, str]) -> Mapping[str, str]:
-    return MappingProxyType({str(k): str(v) for k, v in value.items()})
-
-
-@dataclass(frozen=True, repr=False)
-class FetchRequest:
-    """One GET an adapter wants made; secrets are declared so they can be redacted everywhere.
-
-    ``etag`` / ``last_modified`` are the validators from the previous fetch of this URL; when
-    set, the client makes a conditional GET and a 304 comes back as ``not_modified``.
-    """
-
-    url: str
-    params: Mapping[str, str] = field(default_factory=dict)
-    headers: Mapping[str, str] = field(default_factory=dict)
-    secret_headers: frozenset[str] = frozenset()
-    secret_params: frozenset[str] = frozenset()
-    label: str | None = None
-    etag: str | None = None
-    last_modified: str | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.url, str) or not self.url.strip():
-            raise ValueError("FetchRequest.url must be a non-empty string")
-        object.__setattr__(self, "params", _frozen_mapping(self.params))
-        object.__setattr__(self, "headers", _frozen_mapping(self.headers))
-        object.__setattr__(self, "secret_headers", frozenset(h.strip().lower() for h in self.secret_headers))
-        object.__setattr__(self, "secret_params", frozenset(self.secret_params))
-
-    def __repr__(self) -> str:  # requests get logged; their credentials must not
-        return (
-            f"FetchRequest(url={redact_url(self.url, self.secret_params)!r}, "
-            f"request_params={self.redacted_params()!r}, label={self.label!r}, "
-            f"etag={self.etag!r}, last_modified={self.last_modified!r})"
-        )
-
-    def redacted_params(self) -> dict[str, dict[str, str]]:
-        """What was asked for, safe to store: params and headers with secret values masked."""
-        return {
-            "params": {k: REDACTED if is_secret_param(k, self.secret_params) else v for k, v in self.params.items()},
-            "headers": {
-                k: REDACTED if is_secret_header(k, self.secret_headers) else v for k, v in self.headers.items()
-            },
-        }
-
-    def secret_values(self) -> frozenset[str]:
-        """Every string that must never be written anywhere (raw and encoded forms)."""
-        values: set[str] = set()
-        for k, v in self.headers.items():
-            if is_secret_header(k, self.secret_headers):
-                values |= _secret_forms(v)
-        pairs = list(self.params.items())
-        try:
-            parts = urlsplit(self.url)
-            pairs += list(httpx.QueryParams(parts.query).multi_items())
-            if parts.password:
-                values |= _secret_forms(parts.password)
-        except ValueError:  # malformed URL: fetch() reports it as invalid_url
-            pass
-        for k, v in pairs:
-            if is_secret_param(k, self.secret_params):
-                values |= _secret_forms(v)
-        return frozenset(values)
-
-
-@dataclass(frozen=True)
-class FetchResult:
-    """What came back, with everything a raw store needs and nothing secret.
-
-    ``url`` is the final URL after redirects (redacted); ``body`` is ``None`` only for a 304.
-    ``elapsed_s`` is wall time from the first attempt to the last byte, backoff included.
-    ``request_params`` is JSON-able: ``{"params": {...}, "headers": {...}}`` with secret values
-    replaced by ``"[REDACTED]"``. ``mirrored_from`` is the (redacted) live URL when the bytes
-    came from a ``--mirror``.
-    """
-
-    url: str
-    status: int
-    body: bytes | None
-    content_type: str | None
-    etag: str | None
-    last_modified: str | None
-    retrieved_at: datetime
-    elapsed_s: float
-    attempts: int
-    request_params: dict[str, dict[str, str]]
-    not_modified: bool
-    headers: dict[str, str]
-    label: str | None = None
-    mirrored_from: str | None = None
-
-    def __repr__(self) -> str:  # keep multi-megabyte bodies out of logs and test output
-        size = "None" if self.body is None else f"<{len(self.body)} bytes>"
-        return (
-            f"FetchResult(url={self.url!r}, status={self.status}, body={size}, "
-            f"content_type={self.content_type!r}, attempts={self.attempts}, "
-            f"not_modified={self.not_modified})"
-        )
-
-
-def _rebuild_fetch_error(message: str, kind: FetchErrorKind, url: str, status: int | None, attempts: int) -> FetchError:
-    return FetchError(message, kind=kind, url=url, status=status, attempts=attempts)
-
-
-class FetchError(Exception):
-    """A fetch that did not produce a usable payload; ``kind`` says why, the message is redacted.
-
-    ``attempts`` counts requests made from the original URL (redirect hops are not attempts).
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        kind: FetchErrorKind,
-        url: str,
-        status: int | None = None,
-        attempts: int = 0,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.kind: FetchErrorKind = kind
-        self.url = url
-        self.status = status
-        self.attempts = attempts
-
-    def __reduce__(self) -> tuple[object, ...]:  # picklable across worker processes
-        return (
-            _rebuild_fetch_error,
-            (self.message, self.kind, self.url, self.status, self.attempts),
-        )
-
-
-def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP-date), else None."""
-    if value is None or not value.strip():
-        return None
-    text = value.strip()
-    try:
-        seconds = float(text)
-    except ValueError:
-        pass
-    else:
-        return max(0.0, seconds) if math.isfinite(seconds) else None
-    try:
-        when = parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    now = now or datetime.now(UTC)
-    return max(0.0, (when - now).total_seconds())
-
-
-# --------------------------------------------------------------------------------------------
-# Client
 
 
 class _Retryable(Exception):
@@ -553,7 +207,7 @@ class HttpClient:
         conditional request.
         """
         req = request if isinstance(request, FetchRequest) else FetchRequest(url=request)
-        token = _ACTIVE_SECRETS.set(req.secret_values())
+        token = ACTIVE_SECRETS.set(req.secret_values())
         try:
             local = self._local_path(req.url, req.secret_params)
             if local is not None:
@@ -564,7 +218,7 @@ class HttpClient:
                 return self._fetch_file(req, mirrored, mirrored_from=target.mirrored_from)
             return self._fetch_http(req, target)
         finally:
-            _ACTIVE_SECRETS.reset(token)
+            ACTIVE_SECRETS.reset(token)
 
     # ---------------------------------------------------------------------------------------
     # helpers
@@ -579,9 +233,9 @@ class HttpClient:
         attempts: int = 1,
     ) -> FetchError:
         return FetchError(
-            redact_text(message, _ACTIVE_SECRETS.get()),
+            redact_text(message, ACTIVE_SECRETS.get()),
             kind=kind,
-            url=redact_text(url, _ACTIVE_SECRETS.get()),
+            url=redact_text(url, ACTIVE_SECRETS.get()),
             status=status,
             attempts=attempts,
         )
@@ -630,8 +284,6 @@ class HttpClient:
             if req.last_modified:
                 headers["If-Modified-Since"] = req.last_modified
             return _Target(full_url, redact_url(full_url, req.secret_params), headers, None)
-
-        from evalhouse.ingest.mirror import mirror_url  # mirror imports this module
 
         try:
             mirrored = mirror_url(full_url, self.mirror, secret_params=req.secret_params)
@@ -716,7 +368,7 @@ class HttpClient:
             try:
                 return self._attempt(req, target, attempt, start)
             except _Retryable as failure:
-                detail = redact_text(failure.detail, _ACTIVE_SECRETS.get())
+                detail = redact_text(failure.detail, ACTIVE_SECRETS.get())
                 if attempt == attempts:
                     raise self._error(
                         f"GET {target.shown} failed after {attempt} attempt(s): {detail}",
@@ -900,7 +552,7 @@ class HttpClient:
         except (httpx.TransportError, httpx.DecodingError):
             pass  # the status already says what matters
         text = " ".join(bytes(data[:_ERROR_SNIPPET_BYTES]).decode("utf-8", "replace").split())
-        return redact_text(text[:300], _ACTIVE_SECRETS.get())
+        return redact_text(text[:300], ACTIVE_SECRETS.get())
 
     def _result(
         self,
@@ -917,7 +569,7 @@ class HttpClient:
         etag = response.headers.get("etag") or (req.etag if not_modified else None)
         last_modified = response.headers.get("last-modified") or (req.last_modified if not_modified else None)
         kept = {
-            name: redact_text(response.headers[name], _ACTIVE_SECRETS.get())
+            name: redact_text(response.headers[name], ACTIVE_SECRETS.get())
             for name in _USEFUL_HEADERS
             if name in response.headers
         }

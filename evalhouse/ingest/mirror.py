@@ -36,7 +36,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 from urllib.request import url2pathname
 
-from evalhouse.ingest.http import is_secret_param, redact_url
+from evalhouse.ingest.redaction import is_secret_param, redact_url
 
 __all__ = ["INDEX_NAME", "build_mirror", "mirror_relpath", "mirror_url"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalhouse.ingest.mirror import build_mirror
-from evalhouse.ingest.raw_store import RawStore
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.raw_store import RawStore
 
 
 def export_mirror(wh: Warehouse, store: RawStore, directory: Path) -> dict[str, Path]:

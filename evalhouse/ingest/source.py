@@ -9,7 +9,7 @@ Every module in ``evalhouse/ingest/sources/`` exports
 * ``parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParsedRecord | ParseFailure]`` — records
   from the bytes alone: no network, no clock, no globals.
 
-The runner (``evalhouse.ingest.refresh``) does all I/O around them, so a parser is tested by
+The runner (``evalhouse.pipeline.refresh``) does all I/O around them, so a parser is tested by
 calling it on recorded bytes, and a parser fix is applied with ``evalhouse reparse``.
 """
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
-from evalhouse.ingest.http import FetchRequest
+from evalhouse.ingest.fetch import FetchRequest
 from evalhouse.schema.records import ParseItem
 
 SourceKind = Literal["leaderboard", "api", "paper", "model_card", "harness_log", "eee_datastore", "aggregator_export"]

@@ -1,6 +1,6 @@
 """Storing analyses: one ``analysis_run`` row per fit plus its result rows.
 
-An estimator's ``record_`` (:class:`evalhouse.analytics.base.AnalysisRecord`) says what was
+An estimator's ``record_`` (:class:`evalhouse.schema.analysis.AnalysisRecord`) says what was
 fitted on what: class, parameters, input hash, snapshot id. The result tables
 (``analysis_quantity``, ``analysis_theta``, ``analysis_curve``, ``analysis_loading``,
 ``analysis_factor_grid``) hold its numbers keyed by the run's id, so a figure in a report can be
@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 import pandas as pd
 
+from evalhouse.schema.analysis import AnalysisRecord
 from evalhouse.warehouse.load import insert_rows
-
-if TYPE_CHECKING:
-    from evalhouse.analytics.base import AnalysisRecord
 
 RESULT_TABLES = ("analysis_quantity", "analysis_theta", "analysis_curve", "analysis_loading", "analysis_factor_grid")
 

@@ -25,18 +25,18 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
 
 import duckdb
 import pandas as pd
 
-from evalhouse import __version__
+from evalhouse.common.resources import read_sql
 from evalhouse.curation.registry import load_registry
-from evalhouse.ingest.eee_datastore import export_tree
-from evalhouse.ingest.raw_store import RawStore
+from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, views
+from evalhouse.warehouse.eee_export import export_tree
+from evalhouse.warehouse.raw_store import RawStore
 
 FORMAT = "evalhouse-snapshot"
 FORMAT_VERSION = 1
@@ -62,7 +62,7 @@ class SnapshotError(RuntimeError):
 
 
 def packaged_sql(name: str) -> str:
-    return resources.files("evalhouse.warehouse").joinpath(name).read_text(encoding="utf-8")
+    return read_sql("evalhouse.warehouse", name)
 
 
 def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> Any:

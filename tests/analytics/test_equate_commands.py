@@ -51,9 +51,9 @@ def said(result) -> str:
 
 def build_warehouse(path: Path, epoch_dir: Path | None, aa_csv: Path | None) -> Path:
     from evalhouse.ingest.pinned import epoch_zip
-    from evalhouse.ingest.raw_store import RawStore
-    from evalhouse.ingest.refresh import ingest_file
+    from evalhouse.pipeline.refresh import ingest_file
     from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
 
     with Warehouse.open(path) as wh:
         store = RawStore(path.parent / "raw")

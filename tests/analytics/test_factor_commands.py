@@ -167,9 +167,9 @@ def test_paper000_refuses_bad_learners_and_foreign_input(tmp_path: Path) -> None
 def epoch_db(epoch_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from evalhouse.config import raw_store_path
     from evalhouse.ingest.pinned import epoch_zip
-    from evalhouse.ingest.raw_store import RawStore
-    from evalhouse.ingest.refresh import ingest_file
+    from evalhouse.pipeline.refresh import ingest_file
     from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
 
     root = tmp_path_factory.mktemp("epoch")
     payload = root / "benchmark_data.zip"
@@ -256,8 +256,8 @@ def test_factor_grid_without_epoch_data_says_how_to_load_it(tmp_path: Path) -> N
 
 def test_factor_grid_on_a_snapshot_records_its_id(epoch_db: Path, tmp_path: Path) -> None:
     from evalhouse.config import raw_store_path
-    from evalhouse.ingest.raw_store import RawStore
     from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
     from evalhouse.warehouse.snapshot import create_snapshot
 
     with Warehouse.open(epoch_db) as wh:

@@ -14,8 +14,8 @@ from evalhouse.warehouse.db import Warehouse
 @pytest.fixture(scope="module")
 def aa_db(aa_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from evalhouse.config import raw_store_path
-    from evalhouse.ingest.raw_store import RawStore
-    from evalhouse.ingest.refresh import ingest_file
+    from evalhouse.pipeline.refresh import ingest_file
+    from evalhouse.warehouse.raw_store import RawStore
 
     db = tmp_path_factory.mktemp("report") / "aa.duckdb"
     with Warehouse.open(db) as wh:
@@ -44,7 +44,7 @@ def test_section_draws_the_paper000_figures_and_records_the_fit(aa_db: Path) -> 
 
 def test_section_on_a_snapshot_cites_its_id_and_records_nothing(aa_db: Path, tmp_path: Path) -> None:
     from evalhouse.config import raw_store_path
-    from evalhouse.ingest.raw_store import RawStore
+    from evalhouse.warehouse.raw_store import RawStore
     from evalhouse.warehouse.snapshot import create_snapshot, open_snapshot
 
     with Warehouse.open(aa_db) as wh:

@@ -18,13 +18,13 @@ from model_pairs import aa_epoch_pairs
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
-from evalhouse.curation import release_dates
-from evalhouse.curation.decisions import record_decisions, set_policy
-from evalhouse.ingest import refresh as R
 from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.pinned import mirror_from_shared
-from evalhouse.ingest.raw_store import RawStore
+from evalhouse.pipeline import refresh as R
+from evalhouse.warehouse import release_dates
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.decisions import record_decisions, set_policy
+from evalhouse.warehouse.raw_store import RawStore
 
 
 @pytest.fixture(scope="module")
@@ -235,7 +235,7 @@ def test_exported_source_records_pass_the_eee_validator(db: Path, tmp_path: Path
 
     pytest.importorskip("every_eval_ever", reason="the every-eval-ever test extra is not installed")
     from evalhouse.config import raw_store_path
-    from evalhouse.ingest.eee_datastore import export_tree
+    from evalhouse.warehouse.eee_export import export_tree
 
     with Warehouse.open(db, read_only=True) as wh:
         summary = export_tree(wh, tmp_path / "out", RawStore(raw_store_path(db)))

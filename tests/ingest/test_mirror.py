@@ -15,7 +15,8 @@ sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/, for the shared htt
 
 from httpserver import serve
 
-from evalhouse.ingest.http import FetchError, FetchRequest, HttpClient
+from evalhouse.ingest.fetch import FetchError, FetchRequest
+from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.mirror import build_mirror, mirror_relpath, mirror_url
 
 LIVE = "https://api.example.com/v1/models.json"

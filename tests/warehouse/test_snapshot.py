@@ -19,10 +19,10 @@ from typer.testing import CliRunner
 
 import evalhouse
 from evalhouse.cli import app
-from evalhouse.ingest.eee_datastore import import_tree
-from evalhouse.ingest.raw_store import RawStore
+from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse import snapshot as snap
 from evalhouse.warehouse.db import Warehouse, views
+from evalhouse.warehouse.raw_store import RawStore
 from evalhouse.warehouse.snapshot import (
     MANIFEST,
     SnapshotError,
@@ -161,7 +161,7 @@ def test_the_same_state_gives_the_same_id_and_bytes(built: tuple[Path, Path], tm
     # and once more from a fresh interpreter (hash seeds, import order, thread pool all new)
     code = (
         "import sys; from pathlib import Path; from evalhouse.warehouse.db import Warehouse;"
-        "from evalhouse.ingest.raw_store import RawStore;"
+        "from evalhouse.warehouse.raw_store import RawStore;"
         "from evalhouse.warehouse.snapshot import create_snapshot;"
         "wh = Warehouse.open(sys.argv[1]);"
         "store = RawStore(Path(sys.argv[1]).with_suffix('.raw'));"

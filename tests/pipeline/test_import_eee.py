@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from eee_records import eee_record, write_file
 
-from evalhouse.ingest.eee_datastore import export_tree, import_tree
-from evalhouse.ingest.raw_store import RawStore
+from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.schema.fingerprint import normalized_hash
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.eee_export import export_tree
+from evalhouse.warehouse.raw_store import RawStore
 
 DEMO_DIR = "formats/eee/demo-source"
 HOSTILE = "'; DROP TABLE score; --"

@@ -19,10 +19,10 @@ from typer.testing import CliRunner
 from evalhouse.cli import audit as audit_cli
 from evalhouse.cli import validate as validate_cli
 from evalhouse.config import raw_store_path
-from evalhouse.curation.audit import AuditError, model_report, score_chain, verify_raw
-from evalhouse.ingest.eee_datastore import import_tree
-from evalhouse.ingest.raw_store import RawStore
+from evalhouse.pipeline.import_eee import import_tree
+from evalhouse.warehouse.audit import AuditError, model_report, score_chain, verify_raw
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.raw_store import RawStore
 
 runner = CliRunner()
 

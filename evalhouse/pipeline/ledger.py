@@ -20,19 +20,19 @@ from typing import Any, Literal
 
 import duckdb
 
-from evalhouse import __version__
-from evalhouse.curation.decisions import record_decisions
 from evalhouse.curation.registry import load_registry
-from evalhouse.curation.sync import sync_registry
-from evalhouse.ingest.raw_store import RawEntry
 from evalhouse.schema.records import ParseItem
+from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, first_row
+from evalhouse.warehouse.decisions import record_decisions
 from evalhouse.warehouse.load import Loader, LoadReport, insert_rows
+from evalhouse.warehouse.raw_store import RawEntry
+from evalhouse.warehouse.registry_sync import sync_registry
 
 RunStatus = Literal["completed", "partial", "failed", "unchanged"]
 #: Runs inside a load's transaction after the rows are in (the expectations checkpoint); raising
 #: rolls the load back.
-AfterLoad = Callable[[duckdb.DuckDBPyConnection, "RunResult"], None]
+AfterLoad = Callable[[duckdb.DuckDBPyConnection, str], None]
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ def run_load(
                 result.decisions = record_decisions(con, run_id)
             result.duration_s = time.perf_counter() - t0
             if after_load is not None:
-                after_load(con, result)
+                after_load(con, run_id)
             _insert_run(
                 con,
                 result,

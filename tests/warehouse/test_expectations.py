@@ -15,19 +15,19 @@ import pandas as pd
 import pytest
 from eee_records import eee_record, write_tree
 
-from evalhouse.curation.expectations import (
+from evalhouse.pipeline.import_eee import import_tree
+from evalhouse.pipeline.ledger import SourceRow, run_load
+from evalhouse.schema.records import ParsedRecord
+from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.expectations import (
     CHECKS,
     build_frames,
     checkpoint_after_load,
     run_checkpoint,
     validate_frames,
 )
-from evalhouse.ingest.eee_datastore import import_tree
-from evalhouse.ingest.ledger import SourceRow, run_load
-from evalhouse.ingest.raw_store import RawStore
-from evalhouse.schema.records import ParsedRecord
-from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.load import insert_rows
+from evalhouse.warehouse.raw_store import RawStore
 
 N_MODELS = 6
 

@@ -16,18 +16,19 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from evalhouse.ingest import ledger
+from evalhouse.common.resources import read_sql
 from evalhouse.ingest.catalog import catalog, get_source
-from evalhouse.ingest.http import FetchError, FetchRequest, FetchResult, HttpClient
-from evalhouse.ingest.raw_store import RawEntry, RawStore
+from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
+from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule, SourceState
+from evalhouse.pipeline import ledger
 from evalhouse.schema.fingerprint import record_fingerprint
 from evalhouse.schema.records import ParsedRecord, ParseItem
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.raw_store import RawEntry, RawStore
 
 OFFLINE_HINT = (
     "no network? replay pinned payloads instead: 'make mirror && make run MIRROR=build/mirror' "
@@ -298,4 +299,4 @@ def reparse(wh: Warehouse, store: RawStore, key: str, *, after_load: AfterLoad |
 
 
 def _sql(name: str) -> str:
-    return resources.files("evalhouse.ingest").joinpath(name).read_text(encoding="utf-8")
+    return read_sql("evalhouse.pipeline", name)

@@ -13,10 +13,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from evalhouse.config import raw_store_path
-from evalhouse.ingest.ledger import RunResult
-from evalhouse.ingest.raw_store import RawStore
-from evalhouse.ingest.refresh import ingest_file
+from evalhouse.pipeline.ledger import RunResult
+from evalhouse.pipeline.refresh import ingest_file
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.raw_store import RawStore
 
 
 class IngestFailed(RuntimeError):
@@ -32,7 +32,7 @@ def ingested(
         path = Path(db) if db is not None else Path(tmp) / "scratch.duckdb"
         after_load = None
         if validate:
-            from evalhouse.curation.expectations import checkpoint_after_load
+            from evalhouse.warehouse.expectations import checkpoint_after_load
 
             after_load = checkpoint_after_load
         with Warehouse.open(path) as wh:

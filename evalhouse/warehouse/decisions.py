@@ -9,17 +9,13 @@ answer with a date, a rule and a run id.
 from __future__ import annotations
 
 import json
-from importlib import resources
 
 import duckdb
 
+from evalhouse.common.resources import read_sql
 from evalhouse.warehouse.db import first_row
 
 POLICIES = ("prefer-independent", "prefer-first-party", "prefer-tier", "mean", "latest")
-
-
-def _sql(name: str) -> str:
-    return resources.files("evalhouse.curation").joinpath("sql", name).read_text(encoding="utf-8")
 
 
 def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None) -> dict[str, int]:
@@ -30,7 +26,7 @@ def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None) -> dict
         ("canonical_metric", "record_metric_choices.sql"),
     ):
         before = first_row(con, "SELECT count(*) FROM curation_decision WHERE kind = ?", [kind])[0]
-        con.execute(_sql(script), [run_id])
+        con.execute(read_sql("evalhouse.warehouse", script), [run_id])
         after = first_row(con, "SELECT count(*) FROM curation_decision WHERE kind = ?", [kind])[0]
         counts[kind] = after - before
     return counts

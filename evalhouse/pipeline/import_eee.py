@@ -1,19 +1,15 @@
-"""EEE datastore trees in and out: ``data/<collection>/<developer>/<model>/<uuid>.json``.
+"""EEE datastore trees in: ``data/<collection>/<developer>/<model>/<uuid>.json`` (+ samples).
 
 Import keeps every file's bytes in the raw store before parsing it, loads each collection as one
 run in one transaction, and quarantines what it cannot read (not JSON, empty, another schema
 version, NaN, a bad samples line) with the path, the sha256 and the error; the other files still
-load. Export writes the warehouse's records back in the same layout: an imported record goes
-back to the path it came from (so its ``detailed_evaluation_results.file_path`` stays true), a
-record parsed by evalhouse gets a path whose UUID is derived from its fingerprint, so exporting
-the same warehouse twice writes the same files.
+load. The way back out is :mod:`evalhouse.warehouse.eee_export`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import partial
@@ -22,47 +18,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalhouse.ingest.ledger import AfterLoad, RunResult, SourceRow, run_load
-from evalhouse.ingest.raw_store import RawEntry, RawStore
+from evalhouse.pipeline.ledger import AfterLoad, RunResult, SourceRow, run_load
 from evalhouse.schema.eee import SCHEMA_VERSION, InstanceRecord
+from evalhouse.schema.eee_json import strict_json
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.eee_export import DatastoreError
 from evalhouse.warehouse.load import summarise_validation_error
+from evalhouse.warehouse.raw_store import RawEntry, RawStore
 
 UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
 AGGREGATE_RE = re.compile(rf"^({UUID_RE})\.json$")
-INVALID_COMPONENT = re.compile(r'[<>:"\\|?*\x00-\x1f]')
-WINDOWS_RESERVED = {
-    "CON",
-    "PRN",
-    "AUX",
-    "NUL",
-    *(f"COM{i}" for i in range(1, 10)),
-    *(f"LPT{i}" for i in range(1, 10)),
-}
-
-
-class DatastoreError(ValueError):
-    pass
-
-
-def strict_json(data: bytes) -> Any:
-    """Parse JSON as EEE does: no NaN/Infinity literals, no duplicate keys, UTF-8 only."""
-
-    def reject_constant(name: str) -> Any:
-        raise ValueError(f"non-finite number literal {name} is not valid JSON")
-
-    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [k for k, _ in pairs]
-        dupes = sorted({k for k in keys if keys.count(k) > 1})
-        if dupes:
-            raise ValueError(f"duplicate object keys {dupes}")
-        return dict(pairs)
-
-    if not data.strip():
-        raise ValueError("empty file")
-    text = data.decode("utf-8")
-    return json.loads(text, parse_constant=reject_constant, object_pairs_hook=no_duplicates)
 
 
 def collection_source_key(collection: str) -> str:
@@ -224,89 +190,4 @@ def import_tree(wh: Warehouse, root: Path, store: RawStore, *, after_load: After
                 after_load=after_load,
             )
         )
-    return summary
-
-
-# -- export ---------------------------------------------------------------------------------
-
-
-def _component(text: str, what: str) -> str:
-    name = text.replace("/", "_").replace(":", "_")
-    if (
-        not name
-        or name in {".", "..", "unknown", "data"}
-        or INVALID_COMPONENT.search(name)
-        or name.endswith((".", " "))
-        or name.split(".")[0].upper() in WINDOWS_RESERVED
-    ):
-        raise DatastoreError(f"{what} {text!r} is not a portable datastore path component")
-    return name
-
-
-def datastore_path(collection: str, record: dict[str, Any], fingerprint: str) -> str:
-    """``data/<collection>/<developer>/<model>/<uuid4>.json`` with a fingerprint-derived UUID."""
-    model_id = record["model_info"]["id"]
-    parts = model_id.split("/")
-    if len(parts) >= 2:
-        developer, model = parts[0], "/".join(parts[1:])
-    else:
-        developer, model = record["model_info"].get("developer") or "", parts[0]
-    file_uuid = uuid.UUID(bytes=bytes.fromhex(fingerprint[:32]), version=4)
-    return "/".join(
-        [
-            "data",
-            _component(collection, "collection"),
-            _component(developer, "developer"),
-            _component(model, "model"),
-            f"{file_uuid}.json",
-        ]
-    )
-
-
-@dataclass
-class ExportSummary:
-    written: int = 0
-    samples: int = 0
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-
-
-def export_tree(
-    wh: Warehouse,
-    out_dir: Path,
-    store: RawStore,
-    *,
-    where: str = "",
-    params: list[Any] | None = None,
-) -> ExportSummary:
-    """Write records (and their samples files) under ``out_dir/data/...``.
-
-    ``where`` is an optional SQL filter on ``evaluation`` (with ``params``). A record whose model id
-    cannot become a portable path is reported in ``skipped``, never silently left out.
-    """
-    summary = ExportSummary()
-    out_dir = Path(out_dir)
-    sql = (
-        "SELECT evaluation_id, collection, datastore_path, fingerprint, record, samples_sha256"
-        f" FROM evaluation {where} ORDER BY collection, evaluation_id"
-    )
-    for eval_id, collection, stored_path, fingerprint, record_json, samples_sha in wh.con.execute(
-        sql, params or []
-    ).fetchall():
-        record = json.loads(record_json)
-        try:
-            rel = stored_path or datastore_path(collection, record, fingerprint)
-        except DatastoreError as exc:
-            summary.skipped.append((eval_id, str(exc)))
-            continue
-        target = out_dir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(
-            json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-            encoding="utf-8",
-        )
-        summary.written += 1
-        if samples_sha:
-            samples_rel = rel.removesuffix(".json") + "_samples.jsonl"
-            (out_dir / samples_rel).write_bytes(store.get(samples_sha))
-            summary.samples += 1
     return summary

@@ -21,14 +21,14 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from evalhouse.common.resources import read_sql
 from evalhouse.curation.model_names import resolve
-from evalhouse.ingest.raw_store import RawStore
+from evalhouse.warehouse.raw_store import RawStore
 
 PARAM_RE = re.compile(r"\$([a-z_][a-z0-9_]*)")
 
@@ -42,7 +42,7 @@ class AuditError(LookupError):
 
 @cache
 def _sql(name: str) -> str:
-    return resources.files("evalhouse.curation").joinpath("expectations", name).read_text(encoding="utf-8")
+    return read_sql("evalhouse.warehouse", name)
 
 
 def _rows(con: duckdb.DuckDBPyConnection, query_file: str, /, **params: Any) -> list[dict[str, Any]]:

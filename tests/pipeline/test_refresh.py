@@ -7,6 +7,7 @@ a night can bring (429, 500s, timeouts, resets, truncated or changed payloads, b
 from __future__ import annotations
 
 import csv
+import importlib
 import io
 import json
 import zipfile
@@ -17,12 +18,12 @@ from httpserver import Reply, serve
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
-from evalhouse.ingest import refresh as R
 from evalhouse.ingest.catalog import catalog
 from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.pinned import AA_CSV, EPOCH_DIR, epoch_zip, mirror_from_shared
-from evalhouse.ingest.raw_store import RawStore
+from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.raw_store import RawStore
 
 EPOCH_PATH = "/m/epoch.ai/data/benchmark_data.zip"
 AA_PATH = "/m/artificialanalysis.ai/leaderboards/models"
@@ -76,7 +77,7 @@ def counts_by_file(wh: Warehouse) -> dict[str, int]:
 
 
 def test_catalog_and_sources_folder_agree_both_ways() -> None:
-    folder = Path(R.__file__).parent / "sources"
+    folder = Path(importlib.import_module("evalhouse.ingest.sources").__file__).parent
     modules = {p.stem for p in folder.glob("*.py") if not p.stem.startswith("_")}
     assert modules == {m.SOURCE.module_name for m in catalog().values()}
     for key, module in catalog().items():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse.ingest.raw_store import RawStore, RawStoreError
+from evalhouse.warehouse.raw_store import RawStore, RawStoreError
 
 
 def test_same_bytes_are_stored_once_but_every_fetch_is_listed(tmp_path: Path) -> None:

@@ -48,19 +48,17 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 
+from evalhouse.common.resources import read_sql
 from evalhouse.curation.canonicalise import EPSILON
 from evalhouse.warehouse.load import insert_rows
 
 if TYPE_CHECKING:
     import pandas as pd
     from great_expectations.checkpoint import Checkpoint
-
-    from evalhouse.ingest.ledger import RunResult
 
 Level = Literal["error", "warning"]
 LEVEL_SETTING_PREFIX = "expectation_level:"
@@ -341,7 +339,7 @@ def _expectation(check: Check) -> Any:
 
 @cache
 def _sql(name: str) -> str:
-    return resources.files("evalhouse.curation").joinpath("expectations", name).read_text(encoding="utf-8")
+    return read_sql("evalhouse.warehouse", name)
 
 
 def frame_sql(frame: Frame) -> str:
@@ -430,14 +428,14 @@ def run_checkpoint(con: duckdb.DuckDBPyConnection, run_id: str | None = None) ->
     return summary
 
 
-def checkpoint_after_load(con: duckdb.DuckDBPyConnection, result: RunResult) -> None:
+def checkpoint_after_load(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """The ``after_load`` hook of ``run_load``: raise :class:`ValidationFailed` to roll back.
 
     On success the results are stored in the load's transaction and commit with it. On failure
     they are written through a second cursor (its own transaction, committed at once), so the
     evidence of why the load was refused survives the rollback that the exception causes.
     """
-    summary = evaluate(con, result.run_id)
+    summary = evaluate(con, run_id)
     if summary.success:
         store_results(con, summary)
         return

@@ -1,0 +1,62 @@
+"""One exception hierarchy for evalhouse, and the exit code each kind maps to.
+
+Every error evalhouse raises on purpose derives from :class:`EvalhouseError`, so a caller (the
+CLI, a notebook, a cron wrapper) can catch the project's errors without catching everything. Two
+branches say who has to act:
+
+* :class:`InputError` — the caller asked for something that cannot be done as asked (a bad file,
+  an unknown name, a malformed option). The CLI exits **2**.
+* everything else (:class:`RunFailed`, :class:`WarehouseError` ...) — the request was fine but the
+  work failed (a source failed, a check failed, the warehouse is locked). The CLI exits **1**.
+
+Exceptions keep the standard base they always had (``ValueError``, ``LookupError`` ...) as a
+second parent, so ``except ValueError`` in older code still works.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class EvalhouseError(Exception):
+    """Base of every error evalhouse raises on purpose."""
+
+    exit_code: int = EXIT_FAILED
+
+
+class InputError(EvalhouseError, ValueError):
+    """Bad input or usage: a file that cannot be read as asked, an unknown name, a bad option."""
+
+    exit_code = EXIT_USAGE
+
+
+class NotFound(InputError, LookupError):
+    """A named thing (model, score, source, snapshot) does not exist."""
+
+
+class RunFailed(EvalhouseError, RuntimeError):
+    """A run, a load or a check failed; the request itself was valid."""
+
+
+class DataMissing(RunFailed, LookupError):
+    """An analysis needs data the warehouse or snapshot does not hold (the message says how to load it)."""
+
+
+class WarehouseError(RunFailed):
+    """A problem with the warehouse file itself (lock, migrations, version)."""
+
+
+class WarehouseLocked(WarehouseError):
+    """Another process holds the writer lock; the message names it."""
+
+
+class MigrationError(WarehouseError):
+    """A migration was edited after it was applied, or the file is newer than this evalhouse."""
+
+
+def exit_code(exc: BaseException) -> int:
+    """The CLI exit code for an exception (1 for anything that is not an evalhouse error)."""
+    return exc.exit_code if isinstance(exc, EvalhouseError) else EXIT_FAILED

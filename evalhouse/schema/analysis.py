@@ -18,12 +18,6 @@ from evalhouse.common.jsonable import to_jsonable
 from evalhouse.version import __version__
 
 
-def _version() -> str:
-    from evalhouse.version import __version__
-
-    return __version__
-
-
 class AnalysisRecord(BaseModel):
     """What one ``fit`` was: enough to find, reproduce and compare it."""
 

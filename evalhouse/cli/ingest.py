@@ -109,10 +109,12 @@ def refresh(
                 wh,
                 RawStore(raw_store_path(path)),
                 keys,
-                mirror=mirror,
-                after_load=after_load,
-                on_start=lambda key: progress.update(task, description=f"refreshing {key}"),
-                on_done=lambda _r: progress.advance(task),
+                refresh_mod.RefreshOptions(
+                    mirror=mirror,
+                    after_load=after_load,
+                    on_start=lambda key: progress.update(task, description=f"refreshing {key}"),
+                    on_done=lambda _r: progress.advance(task),
+                ),
             )
     if json_out:
         emit_json({"db": str(path), "mirror": mirror, "runs": [r.as_dict() for r in results]})
@@ -136,7 +138,8 @@ def ingest(
     'evalhouse ingest artificial-analysis ../shared/datasets/artificial-analysis-2026-07-06/aa_models_raw_parsed.csv'.
     Exit 1 when the run failed, 2 for an unknown source.
     """
-    from evalhouse.pipeline.refresh import ingest_file
+    from evalhouse.pipeline.ingest_file import ingest_file
+    from evalhouse.pipeline.refresh import RefreshOptions
 
     _run_one(
         ctx,
@@ -144,7 +147,7 @@ def ingest(
         key,
         skip_validation,
         json_out,
-        lambda wh, store, after: ingest_file(wh, store, key, location, after_load=after),
+        lambda wh, store, after: ingest_file(wh, store, key, location, RefreshOptions(after_load=after)),
     )
 
 
@@ -156,7 +159,7 @@ def reparse(
     json_out: JsonFlag = False,
 ) -> None:
     """Rebuild a source's rows from the raw store with the current parser and registries (no fetching)."""
-    from evalhouse.pipeline.refresh import reparse as reparse_source
+    from evalhouse.pipeline.reparse import reparse as reparse_source
 
     _run_one(
         ctx,

@@ -42,6 +42,7 @@ class ResolvedModel:
     match_key: str = ""
     flags: dict[str, Any] = field(default_factory=dict)
     name_date: tuple[date, str] | None = None
+    setup: dict[str, str] = field(default_factory=dict)  # evaluation setup the name states ("(8-shot)")
 
 
 def _name_date(flags: dict[str, Any]) -> tuple[date, str] | None:
@@ -102,6 +103,7 @@ def resolve_model(
         match_key=ident.match_key,
         flags=flags,
         name_date=_name_date(flags),
+        setup=dict(ident.setup),
     )
 
 

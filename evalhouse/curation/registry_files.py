@@ -86,6 +86,9 @@ class EvidenceFile(Strict):
 class NamePattern(Strict):
     pattern: str
     developer: str
+    # documented authorship: beats another known developer a source states (HELM files GPT-J under openai)
+    documented: bool = False
+    reason: str | None = None
 
 
 class DevelopersFile(Strict):

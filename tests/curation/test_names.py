@@ -253,6 +253,28 @@ def test_two_repositories_are_never_one_configuration() -> None:
     assert resolve("someuser/Yi-1.5-34B").configuration != resolve("01-ai/Yi-1.5-34B").configuration
 
 
+def test_a_shot_count_in_a_name_is_the_runs_setup_not_the_model() -> None:
+    plain = resolve("Llama-2-13b-chat", developer="meta")
+    for name, shots in (("LLAMA 2-CHAT 13B (8-shot)", "8"), ("Llama-2-13b-chat 0-shot", "0")):
+        ident = resolve(name, developer="meta")
+        assert ident.configuration == plain.configuration, name
+        assert ident.setup == {"shots": shots}
+    glam = {resolve(f"GLaM (64B/64E) ({s})").setup["shots"] for s in ("Zero-shot", "One-shot", "3-shot", "16-shot")}
+    assert glam == {"0", "1", "3", "16"}
+    assert resolve("8-shot Minerva").base_model == resolve("Minerva").base_model
+    assert resolve("Oneshot-7B").setup == {} and resolve("Llama-2-13b-chat").setup == {}
+
+
+def test_documented_authorship_beats_a_known_developer_a_source_misstates() -> None:
+    """HELM classic files GPT-J 6B and GPT-NeoX 20B under openai; the registry documents EleutherAI."""
+    for name in ("GPT-J 6B", "GPT-NeoX 20B"):
+        assert resolve(name, developer="openai").developer == "eleutherai", name
+    # an organisation the registry does not know (a fine-tuner) is never overridden
+    assert resolve("someuser/gpt-j-6b-finetuned", developer="someuser").developer == "someuser"
+    # a joint statement takes the first organisation the registry knows
+    assert resolve("gpt-j-6b", developer="EleutherAI,LAION").developer == "eleutherai"
+
+
 def test_developer_spellings_fold() -> None:
     for dev in ("zai", "zai-org", "zhipu", "zhipu-ai", "Z AI", "glm"):
         assert resolve("GLM-4.5", developer=dev).developer == "zhipu", dev

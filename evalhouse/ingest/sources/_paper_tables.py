@@ -1,0 +1,450 @@
+"""Candidate result rows from one LaTeXML table: model × benchmark × metric × value, with locators.
+
+Reading a table takes five decisions, each made from the table's own text and the registries,
+and each refused (with the table, row and column) when the text does not settle it:
+
+1. **headers** - the leading header rows (``ltx_th_column`` / ``thead``; else the first row), a
+   column's header path top-down through merged cells ("Open LLM Leaderboard v1 > ARC-C"), and
+   the leading label columns of the body;
+2. **orientation** - the axis whose labels the benchmark registry knows carries benchmarks, the
+   other models (a benchmark may sit at any level of a column's header path);
+3. **models** - a label that is a metric, a statistic ("n", "p̂") or a role ("Ours") is no model;
+4. **metric** - from the header path (whole-cell registry match), else the caption's declared
+   metric words; two candidates or none is ambiguous;
+5. **scale** - "%" in a header or the caption says percent; else the values of that metric in
+   the table decide (one above 1: percent; all of two or more in [0, 1]: proportion); a lone value
+   in [0, 1] is ambiguous.
+
+Bold, underline and footnote marks are kept with each candidate; "x ± u" and "x (u)" give the
+uncertainty, whose kind (standard error, deviation, CI half-width) only the caption can name.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalhouse.curation.model_names import is_generic_name
+from evalhouse.curation.registry import Benchmark, Metric, load_registry, normalise_alias
+from evalhouse.ingest.sources._latexml import Cell, Table
+
+SOURCE_KEY = "papers"
+_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
+_VALUE_RE = re.compile(
+    rf"^(?P<v>{_NUM})\s*(?P<pct>%)?\s*(?:(?:±|\+/-|\+-)\s*(?P<pm>{_NUM})\s*%?|\(\s*(?P<par>{_NUM})\s*\))?$"
+)
+_SHOTS_RE = re.compile(r"\(?\s*(\d+)\s*-?\s*shots?\s*\)?", re.IGNORECASE)
+_DECOR_RE = re.compile(r"\(\s*%\s*\)|[↑↓]|\(\s*\)")
+
+
+@dataclass(frozen=True)
+class Rules:
+    non_result_captions: tuple[str, ...]
+    statistic_labels: frozenset[str]
+    statistic_patterns: tuple[re.Pattern[str], ...]
+    caption_metrics: Mapping[str, str]
+    uncertainty_words: Mapping[str, tuple[str, ...]]
+    missing_cells: frozenset[str]
+
+
+def rules_from(raw: Mapping[str, Any]) -> Rules:
+    return Rules(
+        non_result_captions=tuple(str(w).casefold() for w in raw["non_result_captions"]),
+        statistic_labels=frozenset(_plain(str(w)) for w in raw["statistic_labels"]),
+        statistic_patterns=tuple(re.compile(str(p)) for p in raw.get("statistic_patterns", ())),
+        caption_metrics={normalise_alias(k): v for k, v in raw["caption_metrics"].items()},
+        uncertainty_words={k: tuple(str(w).casefold() for w in v) for k, v in raw["uncertainty_words"].items()},
+        missing_cells=frozenset(str(w).casefold() for w in raw["missing_cells"]),
+    )
+
+
+@dataclass(frozen=True)
+class Candidate:
+    table: str
+    ordinal: int
+    row: int  # 1-based grid row
+    col: int  # 1-based grid column
+    caption: str
+    model: str
+    benchmark_id: str
+    benchmark_raw: str
+    benchmark_name: str  # the form of the label the registry knows (shots and decorations off)
+    header_path: tuple[str, ...]
+    text: str
+    value: float
+    metric_id: str
+    unit: str
+    metric: Metric
+    shots: int | None = None
+    uncertainty: dict[str, Any] | None = None
+    uncertainty_text: str | None = None
+    bold: bool = False
+    underline: bool = False
+    markers: tuple[str, ...] = ()
+    model_markers: tuple[str, ...] = ()
+    group: str | None = None
+    scale_why: str = ""
+
+    @property
+    def locator(self) -> str:
+        return f"table {self.table} (#{self.ordinal}) row {self.row} col {self.col}"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    locator: str
+    reason: str
+    cell: str | None = None
+
+
+@dataclass
+class _Raw:
+    """A cell on its way to a candidate: its value is read, its scale not yet decided."""
+
+    row: int
+    col: int
+    model: str
+    model_markers: tuple[str, ...]
+    group: str | None
+    bench: Benchmark
+    bench_raw: str
+    bench_name: str
+    path: tuple[str, ...]
+    cell: Cell
+    value: float
+    metric: Metric
+    percent: bool
+    shots: int | None
+    unc: float | None
+    unc_text: str | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _plain(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return normalise_alias("".join(ch for ch in decomposed if not unicodedata.combining(ch)))
+
+
+def _where(table: Table, r: int | None = None, c: int | None = None) -> str:
+    parts = [f"table {table.number} (#{table.ordinal})"]
+    if r is not None:
+        parts.append(f"row {r + 1}")
+    if c is not None:
+        parts.append(f"col {c + 1}")
+    return " ".join(parts)
+
+
+def bench_name(text: str) -> tuple[str, int | None, tuple[str, ...]]:
+    """ "HellaSwag (acc_norm, 10-shot)" -> ("HellaSwag", 10, ("acc_norm",)): name, shots, qualifiers."""
+    shots_match = _SHOTS_RE.search(text)
+    shots = int(shots_match[1]) if shots_match else None
+    quals: list[str] = []
+    for inner in re.findall(r"\(([^()]*)\)", text):
+        for part in inner.split(","):
+            part = part.strip()
+            if part and part != "%" and not _SHOTS_RE.fullmatch(part):
+                quals.append(part)
+    name = re.sub(r"\([^()]*\)", " ", text) if "(" in text else text
+    return " ".join(_DECOR_RE.sub(" ", name).split()), shots, tuple(quals)
+
+
+def _benchmark(text: str) -> tuple[Benchmark | None, int | None, str]:
+    """The benchmark a label names: the whole label first ("AI2 Reasoning Challenge (Challenge
+    Set)"), then without its parentheses and shot count ("MMLU (5-shot)")."""
+    registry = load_registry()
+    name, shots, _quals = bench_name(text)
+    for candidate in (" ".join(_DECOR_RE.sub(" ", text).split()), name):
+        if candidate and (bench := registry.benchmark_for(candidate, SOURCE_KEY)) is not None:
+            return bench, shots, candidate
+    return None, shots, name
+
+
+def _header_rows(table: Table) -> int:
+    h = 0
+    for row in table.grid:
+        cells = [c for c in row if c is not None and c.text]
+        if cells and all(c.header for c in cells):
+            h += 1
+        else:
+            break
+    return h or 1
+
+
+def _is_number(text: str) -> bool:
+    return _VALUE_RE.match(text) is not None
+
+
+def _label_cols(table: Table, h: int) -> int:
+    """Leading columns whose body cells are row headers or text, never numbers."""
+    n = 0
+    for c in range(table.n_cols):
+        body = [table.grid[r][c] for r in range(h, table.n_rows)]
+        texts = [cell.text for cell in body if cell is not None and cell.text]
+        if texts and not any(_is_number(t) for t in texts):
+            n += 1
+        else:
+            break
+    return n
+
+
+def _path(table: Table, h: int, c: int) -> tuple[str, ...]:
+    out: list[str] = []
+    for r in range(h):
+        cell = table.grid[r][c]
+        if cell is not None and cell.text and (not out or out[-1] != cell.text):
+            out.append(cell.text)
+    return tuple(out)
+
+
+def not_a_model(label: str, rules: Rules) -> str | None:
+    """Why ``label`` is not a model name, or None when it may be one."""
+    plain = _plain(label)
+    if not plain:
+        return "it is empty"
+    if load_registry().metric_for(label) is not None:
+        return "it names a metric"
+    if (
+        plain in rules.statistic_labels
+        or re.fullmatch(r"[a-zα-ω]|[a-zα-ω]\s*\(.*\)", plain)
+        or any(p.fullmatch(plain) for p in rules.statistic_patterns)
+    ):
+        return "it names a statistic, not a model"
+    if re.search(r"\(\s*[a-z]+\s*/\s*[a-z]+\s*\)", plain):
+        return "it carries a unit"
+    return None
+
+
+def _caption_metric(caption: str, rules: Rules) -> tuple[str | None, list[str]]:
+    text = normalise_alias(caption)
+    hits: list[tuple[int, int, str]] = []
+    for phrase, metric in rules.caption_metrics.items():
+        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(phrase)}s?(?![a-z0-9])", text):
+            hits.append((m.start(), m.end(), metric))
+    kept = [h for h in hits if not any(o[0] <= h[0] and h[1] <= o[1] and o != h for o in hits)]
+    found = sorted({h[2] for h in kept})
+    return (found[0] if len(found) == 1 else None), found
+
+
+def _metric(path: Sequence[str], bench_level: int, caption: str, rules: Rules) -> tuple[Metric | None, str | None]:
+    registry = load_registry()
+    words: list[str] = []
+    for i, level in enumerate(path):
+        name, _shots, quals = bench_name(level)
+        words += list(quals) if i == bench_level else [level, name, *quals]
+    named = {m.id: m for w in words if (m := registry.metric_for(w)) is not None}
+    if len(named) == 1:
+        return next(iter(named.values())), None
+    if len(named) > 1:
+        return None, f"the header names several metrics ({', '.join(sorted(named))})"
+    metric_id, found = _caption_metric(" ".join([*path, caption]), rules)
+    if metric_id is not None:
+        return registry.metric_for(metric_id), None
+    if found:
+        return None, f"the header and caption name several metrics ({', '.join(found)})"
+    return None, "neither the header nor the caption names a metric"
+
+
+def _uncertainty_kind(caption: str, rules: Rules) -> str | None:
+    text = caption.casefold()
+    kinds = [k for k, words in rules.uncertainty_words.items() if any(w in text for w in words)]
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def extract(table: Table, rules: Rules) -> Iterator[Candidate | Refusal]:
+    """Candidates and refusals of one table (see the module doc for the decisions)."""
+    if table.n_rows == 0 or table.n_cols == 0:
+        yield Refusal(_where(table), "the table has no cells")
+        return
+    caption = table.caption.casefold()
+    word = next((w for w in rules.non_result_captions if w in caption), None)
+    if word is not None:
+        yield Refusal(_where(table), f"not a results table: the caption says {word!r} ({table.caption[:120]!r})")
+        return
+    h = _header_rows(table)
+    labels = _label_cols(table, h)
+    if h >= table.n_rows or labels == 0:
+        yield Refusal(_where(table), f"no body to read: {h} header row(s), {labels} label column(s)")
+        return
+    col_hits = {c: b for c in range(labels, table.n_cols) if (b := _column_benchmark(table, h, c)) is not None}
+    row_hits = {r: b for r in range(h, table.n_rows) if (b := _benchmark(_row_label(table, r, labels))[0]) is not None}
+    if col_hits and len(col_hits) >= len(row_hits):
+        yield from _read(table, h, labels, rules, transposed=False)
+    elif row_hits:
+        yield from _read(table, h, labels, rules, transposed=True)
+    else:
+        yield Refusal(_where(table), "not a results table: no row or column label names a benchmark in the registry")
+
+
+def _column_benchmark(table: Table, h: int, c: int) -> tuple[Benchmark, int] | None:
+    for i, level in enumerate(_path(table, h, c)):
+        bench, _shots, _name = _benchmark(level)
+        if bench is not None:
+            return bench, i
+    return None
+
+
+_MODEL_HEADER_RE = re.compile(r"\b(?:models?|systems?|methods?|names?|llms?)\b", re.IGNORECASE)
+_SIZE_RE = re.compile(r"^~?\d+(?:\.\d+)?\s*[kmbt]$", re.IGNORECASE)
+
+
+def _model_col(table: Table, h: int, labels: int) -> int:
+    """Which label column names the model: one headed "Model"/"System"/"Method", else the first
+    whose cells are not parameter counts ("7B"), else the last."""
+    for c in range(labels):
+        top = table.grid[0][c]
+        if h and top is not None and _MODEL_HEADER_RE.search(top.text):
+            return c
+    for c in range(labels):
+        texts = [cell.text for r in range(h, table.n_rows) if (cell := table.grid[r][c]) is not None and cell.text]
+        if texts and not all(_SIZE_RE.match(t) for t in texts):
+            return c
+    return labels - 1
+
+
+def _bench_col(table: Table, h: int, labels: int) -> int:
+    """The label column that names benchmarks (transposed tables): the one the registry knows most."""
+    counts = [
+        sum(1 for r in range(h, table.n_rows) if (cell := table.grid[r][c]) is not None and _benchmark(cell.text)[0])
+        for c in range(labels)
+    ]
+    return max(range(labels), key=lambda c: (counts[c], -c))
+
+
+def _row_label(table: Table, r: int, labels: int) -> str:
+    cell = table.grid[r][_bench_col(table, 0, labels) if labels > 1 else 0]
+    return cell.text if cell is not None else ""
+
+
+def _group(table: Table, r: int, labels: int, model_col: int) -> str | None:
+    parts = [cell.text for c in range(labels) if c != model_col and (cell := table.grid[r][c]) is not None and cell.text]
+    return " / ".join(dict.fromkeys(parts)) or None
+
+
+def _model_labels(table: Table, h: int, labels: int, *, transposed: bool) -> list[str]:
+    if transposed:
+        cells = [next((table.grid[k][c] for k in range(h - 1, -1, -1) if table.grid[k][c] is not None), None) for c in range(labels, table.n_cols)]
+    else:
+        col = _model_col(table, h, labels)
+        cells = [table.grid[r][col] for r in range(h, table.n_rows)]
+    return list(dict.fromkeys(cell.text for cell in cells if cell is not None and cell.text))
+
+
+def _read(table: Table, h: int, labels: int, rules: Rules, *, transposed: bool) -> Iterator[Candidate | Refusal]:
+    names = _model_labels(table, h, labels, transposed=transposed)
+    if names and all(not_a_model(n, rules) is not None for n in names):
+        axis = "column headers" if transposed else "row labels"
+        shown = ", ".join(repr(n) for n in names[:6])
+        yield Refusal(
+            _where(table),
+            f"ambiguous: the {'rows' if transposed else 'columns'} name benchmarks but the {axis} name no models "
+            f"({shown}: statistics, metrics or units); the model is not in the table",
+        )
+        return
+    raws: list[_Raw] = []
+    for r in range(h, table.n_rows):
+        for c in range(labels, table.n_cols):
+            cell = table.grid[r][c]
+            if cell is None or cell.row != r or cell.col != c:
+                continue  # covered by a span: read once, at its origin
+            got = _cell(table, h, labels, r, c, cell, rules, transposed=transposed)
+            if isinstance(got, Refusal):
+                yield got
+            elif got is not None:
+                raws.append(got)
+    yield from _scaled(table, raws, rules)
+
+
+def _cell(table, h, labels, r, c, cell, rules, *, transposed) -> _Raw | Refusal | None:  # noqa: PLR0913
+    text = cell.text
+    if text.casefold() in rules.missing_cells:
+        return None
+    if transposed:
+        bench, shots, bench_name_ = _benchmark(_row_label(table, r, labels))
+        path = (_row_label(table, r, labels), *_path(table, h, c))
+        model_cell = next((table.grid[k][c] for k in range(h - 1, -1, -1) if table.grid[k][c] is not None), None)
+        bench_level, bench_raw = 0, _row_label(table, r, labels)
+        group = None
+    else:
+        hit = _column_benchmark(table, h, c)
+        path = _path(table, h, c)
+        if hit is None:
+            return Refusal(_where(table, r, c), f"header {' > '.join(path) or '(empty)'!r} names no benchmark in the registry", text)
+        bench, bench_level = hit
+        _, shots, bench_name_ = _benchmark(path[bench_level])
+        bench_raw = path[bench_level]
+        model_cell = table.grid[r][_model_col(table, h, labels)]
+        group = _group(table, r, labels, _model_col(table, h, labels))
+    if bench is None:
+        return Refusal(_where(table, r, c), f"row label {bench_raw!r} names no benchmark in the registry", text)
+    model = model_cell.text if model_cell is not None else ""
+    why = not_a_model(model, rules)
+    if why is not None:
+        return Refusal(_where(table, r, c), f"no model: {model!r} ({why})", text)
+    if is_generic_name(model):
+        return Refusal(_where(table, r, c), f"the table calls the model {model!r}, a role, not a name", text)
+    match = _VALUE_RE.match(text)
+    if match is None:
+        return Refusal(_where(table, r, c), f"cell {text!r} is not a number", text)
+    metric, problem = _metric(path, bench_level, table.caption, rules)
+    if metric is None:
+        return Refusal(_where(table, r, c), f"no metric for {bench_raw!r}: {problem}", text)
+    percent = bool(match["pct"]) or any("%" in p for p in path) or "(%)" in table.caption or "in %" in table.caption
+    unc = match["pm"] or match["par"]
+    return _Raw(
+        row=r, col=c, model=model, model_markers=model_cell.markers if model_cell else (), group=group,
+        bench=bench, bench_raw=bench_raw, bench_name=bench_name_, path=path, cell=cell, value=float(match["v"]), metric=metric,
+        percent=percent, shots=shots, unc=float(unc) if unc else None,
+        unc_text=(f"± {match['pm']}" if match["pm"] else f"({match['par']})") if unc else None,
+    )  # fmt: skip
+
+
+def _scaled(table: Table, raws: list[_Raw], rules: Rules) -> Iterator[Candidate | Refusal]:
+    kind = _uncertainty_kind(table.caption, rules)
+    by_metric: dict[str, list[_Raw]] = {}
+    for raw in raws:
+        by_metric.setdefault(raw.metric.id, []).append(raw)
+    for group in by_metric.values():
+        values = [g.value for g in group]
+        for raw in group:
+            unit, why = _unit(raw, values)
+            if unit is None:
+                yield Refusal(_where(table, raw.row, raw.col), why, raw.cell.text)
+                continue
+            yield Candidate(
+                table=table.number, ordinal=table.ordinal, row=raw.row + 1, col=raw.col + 1, caption=table.caption,
+                model=raw.model, benchmark_id=raw.bench.id, benchmark_raw=raw.bench_raw,
+                benchmark_name=raw.bench_name, header_path=raw.path,
+                text=raw.cell.text, value=raw.value, metric_id=raw.metric.id, unit=unit, metric=raw.metric,
+                shots=raw.shots, uncertainty=_uncertainty(kind, raw), uncertainty_text=raw.unc_text,
+                bold=raw.cell.bold, underline=raw.cell.underline, markers=raw.cell.markers,
+                model_markers=raw.model_markers, group=raw.group, scale_why=why,
+            )  # fmt: skip
+
+
+def _unit(raw: _Raw, values: list[float]) -> tuple[str | None, str]:
+    metric = raw.metric
+    if metric.unit != "proportion":
+        return metric.unit, f"{metric.id} is on its own scale ({metric.unit})"
+    if raw.percent:
+        return "percent", "the header or caption marks percentages (%)"
+    if any(v > 1 for v in values):
+        return "percent", f"a {metric.id} value in this table exceeds 1, so the table writes percentages"
+    if len(values) >= 2:
+        return "proportion", f"all {len(values)} {metric.id} values of the table lie in [0, 1]"
+    return None, (
+        f"ambiguous scale: {raw.value!r} ({metric.id}) could be a proportion or a percent and the table "
+        "has no other value or '%' to tell"
+    )
+
+
+def _uncertainty(kind: str | None, raw: _Raw) -> dict[str, Any] | None:
+    if raw.unc is None or kind is None:
+        return None
+    if kind == "standard_error":
+        return {"standard_error": {"value": raw.unc}}
+    if kind == "standard_deviation":
+        return {"standard_deviation": raw.unc}
+    return {"confidence_interval": {"lower": raw.value - raw.unc, "upper": raw.value + raw.unc}}

@@ -26,7 +26,7 @@ from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule, SourceState
 from evalhouse.pipeline import ledger
 from evalhouse.schema.fingerprint import record_fingerprint
-from evalhouse.schema.records import ParsedRecord, ParseItem
+from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
 
@@ -222,8 +222,12 @@ def refresh(
     on_start: Callable[[str], None] | None = None,
     on_done: Callable[[ledger.RunResult], None] | None = None,
 ) -> list[ledger.RunResult]:
-    """Refresh ``keys`` (default: every catalogued source) one after another."""
-    modules = [get_source(k) for k in keys] if keys else list(catalog().values())
+    """Refresh ``keys`` (default: every scheduled source) one after another.
+
+    Sources with ``cadence="manual"`` (model cards, papers) have nothing to fetch on their own:
+    they are refreshed over a list of targets (:func:`refresh_targets`) or ingested one by one.
+    """
+    modules = [get_source(k) for k in keys] if keys else scheduled_sources()
     results = []
     for module in modules:
         if on_start:
@@ -237,6 +241,22 @@ def refresh(
     return results
 
 
+def scheduled_sources() -> list[SourceModule]:
+    """The catalogued sources a plain refresh runs: every one not fetched on demand only."""
+    return [m for m in catalog().values() if m.SOURCE.cadence != "manual"]
+
+
+def resolve_key(key: str) -> str:
+    """A source key, or another name a source accepts for itself (``model-card`` for ``model-cards``)."""
+    sources = catalog()
+    if key in sources:
+        return key
+    for real, module in sources.items():
+        if key in getattr(module, "ALIASES", ()):
+            return real
+    raise KeyError(f"unknown source {key!r}; known: {', '.join(sources)}")
+
+
 def ingest_file(
     wh: Warehouse,
     store: RawStore,
@@ -245,13 +265,25 @@ def ingest_file(
     *,
     client_factory: ClientFactory = default_client,
     after_load: AfterLoad | None = None,
+    mirror: str | None = None,
 ) -> ledger.RunResult:
-    """Run one source's parser over one local file or URL, recorded like any fetch."""
+    """Run one source's parser over one local file or URL, recorded like any fetch.
+
+    A location that is neither (a repository id, an arXiv id) goes to the source's ``locate``
+    and is fetched through the normal client, as a one-target :func:`refresh_targets` run.
+    """
+    key = resolve_key(key)
     module = get_source(key)
-    run = _Run(wh, module, "ingest", location=location)
     path = Path(location)
+    locate = getattr(module, "locate", None)
+    if not path.exists() and locate is not None and locate(location) is not None:
+        return refresh_targets(
+            wh, store, key, [location], mirror=mirror, client_factory=client_factory, after_load=after_load,
+            trigger="ingest",
+        )  # fmt: skip
+    run = _Run(wh, module, "ingest", location=location)
     request = FetchRequest(path.resolve().as_uri() if path.exists() else location, label=path.name)
-    with client_factory(None) as client:
+    with client_factory(mirror) as client:
         try:
             result = client.fetch(request)
         except FetchError as exc:
@@ -262,6 +294,74 @@ def ingest_file(
     if isinstance(items, ledger.RunResult):
         return items
     return run.load(entries, items, after_load=after_load)
+
+
+def refresh_targets(
+    wh: Warehouse,
+    store: RawStore,
+    key: str,
+    targets: list[str],
+    *,
+    mirror: str | None = None,
+    env: Mapping[str, str] | None = None,
+    client_factory: ClientFactory = default_client,
+    after_load: AfterLoad | None = None,
+    trigger: str = "refresh",
+) -> ledger.RunResult:
+    """One run of a source over named targets (repository ids, arXiv ids), fetched one by one.
+
+    A target that cannot be fetched or whose payload is unreadable as a whole becomes a
+    quarantined failure naming it, and the others still load; the run fails only when every
+    target did. Conditional GETs use what the last fetch of each URL left behind.
+    """
+    key = resolve_key(key)
+    module = get_source(key)
+    locate = getattr(module, "locate", None)
+    if locate is None:
+        raise KeyError(f"source {key!r} is not fetched by target (it has no locate())")
+    run = _Run(wh, module, trigger, mirror=mirror, targets=len(targets))
+    state = source_state(wh, key, dict(os.environ if env is None else env))
+    fetched: list[Fetched] = []
+    failures: list[ParseItem] = []
+    unchanged = 0
+    with client_factory(mirror) as client:
+        for target in dict.fromkeys(t.strip() for t in targets if t.strip()):
+            request = locate(target, state)
+            if request is None:
+                failures.append(ParseFailure(target, f"{target!r} names nothing {key} can fetch"))
+                continue
+            try:
+                result = client.fetch(request)
+            except FetchError as exc:
+                failures.append(ParseFailure(target, f"fetch failed ({exc.kind}): {exc}"))
+                continue
+            if result.not_modified:
+                unchanged += 1
+                continue
+            fetched.append(_store(store, key, request, result, run.run_id))
+    entries = [f.entry for f in fetched]
+    items: list[ParseItem] = list(failures)
+    for f in fetched:
+        try:
+            items.extend(_tag(module.parse(f.body, meta=f.meta), f.entry.sha256))
+        except ParseError as exc:
+            items.append(ParseFailure(f.entry.url, f"payload unreadable: {exc}", raw_sha256=f.entry.sha256))
+    if not fetched and unchanged and not failures:
+        return run.record("unchanged", entries, reason="304 Not Modified for every target")
+    if not any(isinstance(i, ParsedRecord) for i in items):
+        reasons = "; ".join(dict.fromkeys(i.reason for i in items if isinstance(i, ParseFailure))) or "no targets"
+        return run.record("failed", entries, f"no target loaded: {reasons}")
+    return run.load(entries, items, after_load=after_load, requests=len(targets), not_modified=unchanged)
+
+
+def named_models(wh: Warehouse, key: str) -> list[str]:
+    """The model identifiers other sources name that ``key`` can fetch (its ``targets_from_model_ids``)."""
+    module = get_source(resolve_key(key))
+    pick = getattr(module, "targets_from_model_ids", None)
+    if pick is None:
+        raise KeyError(f"source {key!r} cannot fetch the models other sources name")
+    rows = wh.con.execute(_sql("named_models.sql"), [module.SOURCE.key]).fetchall()
+    return pick([r[0] for r in rows])
 
 
 def reparse(wh: Warehouse, store: RawStore, key: str, *, after_load: AfterLoad | None = None) -> ledger.RunResult:

@@ -20,6 +20,7 @@ from evalhouse.ingest.fetch import FetchRequest
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources import _latexml as latexml
+from evalhouse.ingest.sources import _paper_quality as quality
 from evalhouse.ingest.sources import _paper_tables as tables
 from evalhouse.schema.records import EVALUATED_BY, ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, ParseFailure, ParseItem
 
@@ -124,6 +125,12 @@ def read_document(html: str, url: str) -> Document:
         for item in tables.extract(table, RULES):
             (candidates if isinstance(item, tables.Candidate) else refusals).append(item)
     return Document(paper, candidates, refusals, len(found))
+
+
+def triples(doc: Document) -> list[quality.Triple]:
+    """The (model, benchmark, value) triples a document's candidates claim, for scoring."""
+    paper = f"{doc.paper.arxiv_id}{doc.paper.version or ''}"
+    return [quality.Triple(paper, c.table, c.model, c.benchmark_id, c.value) for c in doc.candidates]
 
 
 def _not_latexml(html: str, url: str, soup: Any) -> str:

@@ -99,3 +99,16 @@ def resolve_model(model_info: dict[str, Any], source_key: str) -> ResolvedModel:
         flags=flags,
         name_date=_name_date(flags),
     )
+
+
+def describe_name(name: str, *, source: str | None = None, developer: str | None = None) -> dict[str, Any]:
+    """A model name as evalhouse resolves it: configuration, base model, family and flags (JSON-able)."""
+    ident = resolve(name, source=source, developer=developer)
+    return {
+        "input": ident.input,
+        "source": ident.source,
+        "configuration": ident.configuration,
+        "base_model": ident.base_model,
+        "family": ident.family,
+        "flags": ident.flags.model_dump(),
+    }

@@ -17,12 +17,14 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from evalhouse.errors import InputError
+
 FILES = ("metrics.yaml", "units.yaml", "benchmarks.yaml", "developers.yaml", "evidence_kinds.yaml")
 DENOMINATOR_RE = re.compile(r"^(?:x\s*/\s*|out of\s+|/\s*)(\d+(?:\.\d+)?)$")
 
 
-class RegistryError(ValueError):
-    pass
+class RegistryError(InputError):
+    """A registry file is malformed or contradicts another one."""
 
 
 def normalise_alias(text: str) -> str:

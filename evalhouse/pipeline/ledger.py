@@ -313,3 +313,20 @@ def last_completed_run(con: duckdb.DuckDBPyConnection, source_key: str) -> dict[
         "records_fingerprint": row[2],
         "finished_at": row[3],
     }
+
+
+def checkpoint(skip: bool = False) -> AfterLoad | None:
+    """The expectations checkpoint to run inside each load (None when ``skip``).
+
+    great-expectations takes seconds to import, so it is imported at the first load that needs
+    it: a night on which every source is unchanged never pays for it.
+    """
+    if skip:
+        return None
+
+    def run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+        from evalhouse.warehouse.expectations import checkpoint_after_load  # noqa: PLC0415 - seconds to import
+
+        checkpoint_after_load(con, run_id)
+
+    return run

@@ -13,14 +13,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from evalhouse.config import raw_store_path
+from evalhouse.errors import RunFailed
 from evalhouse.pipeline.ledger import RunResult
 from evalhouse.pipeline.refresh import ingest_file
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
 
-class IngestFailed(RuntimeError):
-    pass
+class IngestFailed(RunFailed):
+    """The pinned payload a reproduction needs could not be ingested."""
 
 
 @contextmanager

@@ -54,6 +54,7 @@ import duckdb
 
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.canonicalise import EPSILON
+from evalhouse.errors import RunFailed
 from evalhouse.warehouse.load import insert_rows
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ EXAMPLES = 20
 PARAM_RE = re.compile(r"\$([a-z_][a-z0-9_]*)")
 
 
-class ValidationFailed(RuntimeError):
+class ValidationFailed(RunFailed):
     """An error-level expectation failed; raised inside a load so the load rolls back."""
 
     def __init__(self, message: str, summary: ValidationSummary) -> None:

@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evalhouse.errors import RunFailed
+
 EXTENSIONS = {
     "application/json": ".json",
     "text/csv": ".csv",
@@ -35,8 +37,8 @@ EXTENSIONS = {
 }
 
 
-class RawStoreError(RuntimeError):
-    pass
+class RawStoreError(RunFailed):
+    """The raw store cannot hold or return bytes as asked (missing, corrupted, unwritable)."""
 
 
 @dataclass(frozen=True)

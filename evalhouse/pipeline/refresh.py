@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evalhouse.common.resources import read_sql
+from evalhouse.errors import InputError
 from evalhouse.ingest.catalog import catalog, get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
 from evalhouse.ingest.http import HttpClient
@@ -248,13 +249,10 @@ def scheduled_sources() -> list[SourceModule]:
 
 def resolve_key(key: str) -> str:
     """A source key, or another name a source accepts for itself (``model-card`` for ``model-cards``)."""
-    sources = catalog()
-    if key in sources:
-        return key
-    for real, module in sources.items():
-        if key in getattr(module, "ALIASES", ()):
+    for real, module in catalog().items():
+        if key == real or key in getattr(module, "ALIASES", ()):
             return real
-    raise KeyError(f"unknown source {key!r}; known: {', '.join(sources)}")
+    return get_source(key).SOURCE.key  # unknown: the catalog's error, with suggestions
 
 
 def ingest_file(
@@ -265,7 +263,6 @@ def ingest_file(
     *,
     client_factory: ClientFactory = default_client,
     after_load: AfterLoad | None = None,
-    mirror: str | None = None,
 ) -> ledger.RunResult:
     """Run one source's parser over one local file or URL, recorded like any fetch.
 
@@ -277,13 +274,11 @@ def ingest_file(
     path = Path(location)
     locate = getattr(module, "locate", None)
     if not path.exists() and locate is not None and locate(location) is not None:
-        return refresh_targets(
-            wh, store, key, [location], mirror=mirror, client_factory=client_factory, after_load=after_load,
-            trigger="ingest",
-        )  # fmt: skip
+        options = RunOptions(client_factory=client_factory, after_load=after_load, trigger="ingest")
+        return refresh_targets(wh, store, key, [location], options)
     run = _Run(wh, module, "ingest", location=location)
     request = FetchRequest(path.resolve().as_uri() if path.exists() else location, label=path.name)
-    with client_factory(mirror) as client:
+    with client_factory(None) as client:
         try:
             result = client.fetch(request)
         except FetchError as exc:
@@ -296,17 +291,19 @@ def ingest_file(
     return run.load(entries, items, after_load=after_load)
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """How a targeted run fetches and loads (the same knobs as :func:`refresh_source`)."""
+
+    mirror: str | None = None
+    env: Mapping[str, str] | None = None
+    client_factory: ClientFactory = default_client
+    after_load: AfterLoad | None = None
+    trigger: str = "refresh"
+
+
 def refresh_targets(
-    wh: Warehouse,
-    store: RawStore,
-    key: str,
-    targets: list[str],
-    *,
-    mirror: str | None = None,
-    env: Mapping[str, str] | None = None,
-    client_factory: ClientFactory = default_client,
-    after_load: AfterLoad | None = None,
-    trigger: str = "refresh",
+    wh: Warehouse, store: RawStore, key: str, targets: list[str], options: RunOptions | None = None
 ) -> ledger.RunResult:
     """One run of a source over named targets (repository ids, arXiv ids), fetched one by one.
 
@@ -318,13 +315,14 @@ def refresh_targets(
     module = get_source(key)
     locate = getattr(module, "locate", None)
     if locate is None:
-        raise KeyError(f"source {key!r} is not fetched by target (it has no locate())")
-    run = _Run(wh, module, trigger, mirror=mirror, targets=len(targets))
-    state = source_state(wh, key, dict(os.environ if env is None else env))
+        raise InputError(f"source {key!r} is not fetched by target (it has no locate()); give a file or URL")
+    opts = options or RunOptions()
+    run = _Run(wh, module, opts.trigger, mirror=opts.mirror, targets=len(targets))
+    state = source_state(wh, key, dict(os.environ if opts.env is None else opts.env))
     fetched: list[Fetched] = []
     failures: list[ParseItem] = []
     unchanged = 0
-    with client_factory(mirror) as client:
+    with opts.client_factory(opts.mirror) as client:
         for target in dict.fromkeys(t.strip() for t in targets if t.strip()):
             request = locate(target, state)
             if request is None:
@@ -351,7 +349,7 @@ def refresh_targets(
     if not any(isinstance(i, ParsedRecord) for i in items):
         reasons = "; ".join(dict.fromkeys(i.reason for i in items if isinstance(i, ParseFailure))) or "no targets"
         return run.record("failed", entries, f"no target loaded: {reasons}")
-    return run.load(entries, items, after_load=after_load, requests=len(targets), not_modified=unchanged)
+    return run.load(entries, items, after_load=opts.after_load, requests=len(targets), not_modified=unchanged)
 
 
 def named_models(wh: Warehouse, key: str) -> list[str]:
@@ -359,7 +357,7 @@ def named_models(wh: Warehouse, key: str) -> list[str]:
     module = get_source(resolve_key(key))
     pick = getattr(module, "targets_from_model_ids", None)
     if pick is None:
-        raise KeyError(f"source {key!r} cannot fetch the models other sources name")
+        raise InputError(f"source {key!r} cannot fetch the models other sources name")
     rows = wh.con.execute(_sql("named_models.sql"), [module.SOURCE.key]).fetchall()
     return pick([r[0] for r in rows])
 

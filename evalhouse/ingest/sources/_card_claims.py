@@ -103,7 +103,9 @@ def benchmark_name(dataset_name: str | None, dataset_type: str | None, config: s
     name keeps its config (``<name> / <config>``) so two question sets never share a raw name.
     """
     base = _SHOTS_RE.sub("", str(dataset_name or dataset_type or "")).strip() or str(dataset_type or "")
-    specific = config is not None and str(config).casefold() not in generic and str(config).casefold() != base.casefold()
+    specific = (
+        config is not None and str(config).casefold() not in generic and str(config).casefold() != base.casefold()
+    )
     candidates = [str(config), f"{base} / {config}"] if specific else []
     candidates += [base, str(dataset_type or "")]
     registry = load_registry()
@@ -158,7 +160,9 @@ def model_index_claims(model_index: Any, generic: set[str], prefix: str) -> Iter
         name = elem.get("name") if isinstance(elem, Mapping) else None
         results = elem.get("results") if isinstance(elem, Mapping) else None
         if not isinstance(results, list):
-            yield ParseFailure(f"{prefix}[{i}]", "model-index entry has no list of results", common.row_payload({"entry": elem}))
+            yield ParseFailure(
+                f"{prefix}[{i}]", "model-index entry has no list of results", common.row_payload({"entry": elem})
+            )
             continue
         for j, result in enumerate(results):
             where = f"{prefix}[{i}].results[{j}]"

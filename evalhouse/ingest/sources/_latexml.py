@@ -218,7 +218,13 @@ def tables(soup: BeautifulSoup) -> list[Table]:
             seen.add(id(tabular))
             suffix = "" if len(tabulars) == 1 else "abcdefghijklmnopqrstuvwxyz"[k % 26]
             found.append(
-                Table(f"{number}{suffix}", len(found) + 1, caption, tabular.get("id") or figure.get("id"), grid_of(tabular))
+                Table(
+                    f"{number}{suffix}",
+                    len(found) + 1,
+                    caption,
+                    tabular.get("id") or figure.get("id"),
+                    grid_of(tabular),
+                )
             )
     for tabular in soup.select("table.ltx_tabular"):
         if id(tabular) in seen or tabular.find_parent("table") is not None:

@@ -143,8 +143,8 @@ def bench_name(text: str) -> tuple[str, int | None, tuple[str, ...]]:
     shots = int(shots_match[1]) if shots_match else None
     quals: list[str] = []
     for inner in re.findall(r"\(([^()]*)\)", text):
-        for part in inner.split(","):
-            part = part.strip()
+        for piece in inner.split(","):
+            part = piece.strip()
             if part and part != "%" and not _SHOTS_RE.fullmatch(part):
                 quals.append(part)
     name = re.sub(r"\([^()]*\)", " ", text) if "(" in text else text
@@ -319,17 +319,45 @@ def _row_label(table: Table, r: int, labels: int) -> str:
 
 
 def _group(table: Table, r: int, labels: int, model_col: int) -> str | None:
-    parts = [cell.text for c in range(labels) if c != model_col and (cell := table.grid[r][c]) is not None and cell.text]
+    parts = [
+        cell.text for c in range(labels) if c != model_col and (cell := table.grid[r][c]) is not None and cell.text
+    ]
     return " / ".join(dict.fromkeys(parts)) or None
 
 
 def _model_labels(table: Table, h: int, labels: int, *, transposed: bool) -> list[str]:
     if transposed:
-        cells = [next((table.grid[k][c] for k in range(h - 1, -1, -1) if table.grid[k][c] is not None), None) for c in range(labels, table.n_cols)]
+        cells = [
+            next((table.grid[k][c] for k in range(h - 1, -1, -1) if table.grid[k][c] is not None), None)
+            for c in range(labels, table.n_cols)
+        ]
     else:
         col = _model_col(table, h, labels)
         cells = [table.grid[r][col] for r in range(h, table.n_rows)]
     return list(dict.fromkeys(cell.text for cell in cells if cell is not None and cell.text))
+
+
+@dataclass(frozen=True)
+class _Layout:
+    table: Table
+    h: int  # header rows
+    labels: int  # label columns
+    rules: Rules
+    transposed: bool
+
+
+@dataclass(frozen=True)
+class _Place:
+    """What a cell's row and column say: its benchmark, model, header path and row group."""
+
+    bench: Benchmark
+    bench_raw: str
+    bench_name: str
+    bench_level: int
+    shots: int | None
+    path: tuple[str, ...]
+    model_cell: Cell | None
+    group: str | None
 
 
 def _read(table: Table, h: int, labels: int, rules: Rules, *, transposed: bool) -> Iterator[Candidate | Refusal]:
@@ -343,13 +371,14 @@ def _read(table: Table, h: int, labels: int, rules: Rules, *, transposed: bool) 
             f"({shown}: statistics, metrics or units); the model is not in the table",
         )
         return
+    layout = _Layout(table, h, labels, rules, transposed)
     raws: list[_Raw] = []
     for r in range(h, table.n_rows):
         for c in range(labels, table.n_cols):
             cell = table.grid[r][c]
             if cell is None or cell.row != r or cell.col != c:
                 continue  # covered by a span: read once, at its origin
-            got = _cell(table, h, labels, r, c, cell, rules, transposed=transposed)
+            got = _cell(layout, cell)
             if isinstance(got, Refusal):
                 yield got
             elif got is not None:
@@ -357,46 +386,54 @@ def _read(table: Table, h: int, labels: int, rules: Rules, *, transposed: bool) 
     yield from _scaled(table, raws, rules)
 
 
-def _cell(table, h, labels, r, c, cell, rules, *, transposed) -> _Raw | Refusal | None:  # noqa: PLR0913
-    text = cell.text
+def _place(lay: _Layout, r: int, c: int) -> _Place | str:
+    """The benchmark, model and path of grid position (r, c), or why they cannot be told."""
+    table = lay.table
+    if lay.transposed:
+        label = _row_label(table, r, lay.labels)
+        bench, shots, name = _benchmark(label)
+        if bench is None:
+            return f"row label {label!r} names no benchmark in the registry"
+        model_cell = next((table.grid[k][c] for k in range(lay.h - 1, -1, -1) if table.grid[k][c] is not None), None)
+        return _Place(bench, label, name, 0, shots, (label, *_path(table, lay.h, c)), model_cell, None)
+    path = _path(table, lay.h, c)
+    hit = _column_benchmark(table, lay.h, c)
+    if hit is None:
+        return f"header {' > '.join(path) or '(empty)'!r} names no benchmark in the registry"
+    bench, level = hit
+    _, shots, name = _benchmark(path[level])
+    col = _model_col(table, lay.h, lay.labels)
+    return _Place(bench, path[level], name, level, shots, path, table.grid[r][col], _group(table, r, lay.labels, col))
+
+
+def _cell(lay: _Layout, cell: Cell) -> _Raw | Refusal | None:
+    table, rules, text = lay.table, lay.rules, cell.text
+    where = _where(table, cell.row, cell.col)
     if text.casefold() in rules.missing_cells:
         return None
-    if transposed:
-        bench, shots, bench_name_ = _benchmark(_row_label(table, r, labels))
-        path = (_row_label(table, r, labels), *_path(table, h, c))
-        model_cell = next((table.grid[k][c] for k in range(h - 1, -1, -1) if table.grid[k][c] is not None), None)
-        bench_level, bench_raw = 0, _row_label(table, r, labels)
-        group = None
-    else:
-        hit = _column_benchmark(table, h, c)
-        path = _path(table, h, c)
-        if hit is None:
-            return Refusal(_where(table, r, c), f"header {' > '.join(path) or '(empty)'!r} names no benchmark in the registry", text)
-        bench, bench_level = hit
-        _, shots, bench_name_ = _benchmark(path[bench_level])
-        bench_raw = path[bench_level]
-        model_cell = table.grid[r][_model_col(table, h, labels)]
-        group = _group(table, r, labels, _model_col(table, h, labels))
-    if bench is None:
-        return Refusal(_where(table, r, c), f"row label {bench_raw!r} names no benchmark in the registry", text)
-    model = model_cell.text if model_cell is not None else ""
+    place = _place(lay, cell.row, cell.col)
+    if isinstance(place, str):
+        return Refusal(where, place, text)
+    model = place.model_cell.text if place.model_cell is not None else ""
     why = not_a_model(model, rules)
     if why is not None:
-        return Refusal(_where(table, r, c), f"no model: {model!r} ({why})", text)
+        return Refusal(where, f"no model: {model!r} ({why})", text)
     if is_generic_name(model):
-        return Refusal(_where(table, r, c), f"the table calls the model {model!r}, a role, not a name", text)
+        return Refusal(where, f"the table calls the model {model!r}, a role, not a name", text)
     match = _VALUE_RE.match(text)
     if match is None:
-        return Refusal(_where(table, r, c), f"cell {text!r} is not a number", text)
-    metric, problem = _metric(path, bench_level, table.caption, rules)
+        return Refusal(where, f"cell {text!r} is not a number", text)
+    metric, problem = _metric(place.path, place.bench_level, table.caption, rules)
     if metric is None:
-        return Refusal(_where(table, r, c), f"no metric for {bench_raw!r}: {problem}", text)
-    percent = bool(match["pct"]) or any("%" in p for p in path) or "(%)" in table.caption or "in %" in table.caption
+        return Refusal(where, f"no metric for {place.bench_raw!r}: {problem}", text)
+    caption = table.caption
+    percent = bool(match["pct"]) or any("%" in p for p in place.path) or "(%)" in caption or "in %" in caption
     unc = match["pm"] or match["par"]
     return _Raw(
-        row=r, col=c, model=model, model_markers=model_cell.markers if model_cell else (), group=group,
-        bench=bench, bench_raw=bench_raw, bench_name=bench_name_, path=path, cell=cell, value=float(match["v"]), metric=metric,
-        percent=percent, shots=shots, unc=float(unc) if unc else None,
+        row=cell.row, col=cell.col, model=model, model_markers=place.model_cell.markers if place.model_cell else (),
+        group=place.group, bench=place.bench, bench_raw=place.bench_raw, bench_name=place.bench_name,
+        path=place.path, cell=cell, value=float(match["v"]), metric=metric, percent=percent, shots=place.shots,
+        unc=float(unc) if unc else None,
         unc_text=(f"± {match['pm']}" if match["pm"] else f"({match['par']})") if unc else None,
     )  # fmt: skip
 

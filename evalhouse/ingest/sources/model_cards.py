@@ -227,7 +227,9 @@ def _parse_readme(text: str, meta: FetchMeta) -> Iterator[ParseItem]:
         repo_id=repo_id,
         card_url=f"{HUB}/{repo_id}" if repo_id else meta.url,
         created_at=None,
-        details={k: v for k, v in {"hf_repo_id": repo_id, "hf_base_model": _joined(data.get("base_model"))}.items() if v},
+        details={
+            k: v for k, v in {"hf_repo_id": repo_id, "hf_base_model": _joined(data.get("base_model"))}.items() if v
+        },
     )
     yield from _records(found, repo, meta, always=False)
 
@@ -264,8 +266,8 @@ def _parse_eval_file(text: str, meta: FetchMeta) -> Iterator[ParseItem]:
     repo_id = _repo_from_url(meta.url) or _local_repo(meta.url)
     if repo_id is None:
         raise ParseError(
-            f"cannot tell which model {meta.url} belongs to: fetch it from "
-            f"{HUB}/<org>/<model>/resolve/<revision>/.eval_results/<file>.yaml or keep it under <org>/<model>/.eval_results/"
+            f"cannot tell which model {meta.url} belongs to: fetch it from {HUB}/<org>/<model>/resolve/"
+            "<revision>/.eval_results/<file>.yaml or keep it under <org>/<model>/.eval_results/"
         )
     found = list(claims.eval_results_claims(data, ".eval_results"))
     repo = _Repo(repo_id=repo_id, card_url=f"{HUB}/{repo_id}", created_at=None, details={"hf_repo_id": repo_id})
@@ -285,7 +287,9 @@ class _Repo:
         self.repo_id, self.card_url, self.created_at, self.details = repo_id, card_url, created_at, details
 
 
-def _records(found: list[claims.Claim | ParseFailure], repo: _Repo, meta: FetchMeta, *, always: bool) -> Iterator[ParseItem]:
+def _records(
+    found: list[claims.Claim | ParseFailure], repo: _Repo, meta: FetchMeta, *, always: bool
+) -> Iterator[ParseItem]:
     """One record per (model name, evaluator); failures pass through with their locators."""
     groups: dict[tuple[str | None, str], list[claims.Claim]] = {}
     for item in found:
@@ -308,7 +312,9 @@ def _records(found: list[claims.Claim | ParseFailure], repo: _Repo, meta: FetchM
             continue
         model_info = _model_info(model_name, repo)
         if model_info is None:
-            yield ParseFailure(members[0].locator if members else "card", "no model named: no repository id and no model-index name")
+            yield ParseFailure(
+                members[0].locator if members else "card", "no model named: no repository id and no model-index name"
+            )
             continue
         locator = f"{repo.repo_id or model_name}:{who}"
         yield common.build_record(
@@ -336,7 +342,8 @@ def _source_metadata(evaluator: claims.Evaluator | None, members: list[claims.Cl
     else:
         named = next((c for c in members if c.source_url), None)
         details = {
-            ORIGINAL_SOURCE: (named.source_name if named else None) or f"model card of {repo.repo_id or 'an unnamed repository'}",
+            ORIGINAL_SOURCE: (named.source_name if named else None)
+            or f"model card of {repo.repo_id or 'an unnamed repository'}",
             ORIGINAL_SOURCE_URL: (named.source_url if named else None) or repo.card_url,
             "evalhouse.reported_in": repo.card_url,
             "evalhouse.self_reported": "true",

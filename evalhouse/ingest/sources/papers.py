@@ -86,16 +86,15 @@ def plan(state: SourceState) -> list[FetchRequest]:
 def locate(target: str, state: SourceState | None = None) -> FetchRequest | None:
     """The HTML of an arXiv id (``2406.01234``, ``arXiv:2406.01234v2``) or abs/pdf/html URL."""
     text = target.strip()
-    if match := _ID_RE.match(text):
-        url = f"{ARXIV_HTML}/{match['id']}{match['v'] or ''}"
-    elif (match := _URL_RE.match(text)) and match["kind"].lower() in ("abs", "pdf"):
-        url = f"{ARXIV_HTML}/{match['id']}{match['v'] or ''}"
-    elif match:
-        url = text
-    else:
+    match = _ID_RE.match(text) or _URL_RE.match(text)
+    if match is None:
         return None
+    as_given = "kind" in match.groupdict() and match["kind"].lower() == "html"
+    url = text if as_given else f"{ARXIV_HTML}/{match['id']}{match['v'] or ''}"
     conditional = state.conditional(url) if state is not None else {}
-    return FetchRequest(url=url, headers={"accept": "text/html"}, label=f"arxiv:{match['id']}{match['v'] or ''}", **conditional)
+    return FetchRequest(
+        url=url, headers={"accept": "text/html"}, label=f"arxiv:{match['id']}{match['v'] or ''}", **conditional
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -41,8 +41,8 @@ def main(repeat: int = 20) -> None:
     good = quality.micro([s for s in scores if (s.paper, s.table) in well])
     every = quality.micro(scores)
     print()
-    print(f"micro-F1, well-formed tables: {good.f1:.3f} (precision {good.precision:.3f}, recall {good.recall:.3f})")
-    print(f"micro-F1, all {len(tables)} tables: {every.f1:.3f} (precision {every.precision:.3f}, recall {every.recall:.3f})")
+    for label, s in (("well-formed tables", good), (f"all {len(tables)} tables", every)):
+        print(f"micro-F1, {label}: {s.f1:.3f} (precision {s.precision:.3f}, recall {s.recall:.3f})")
     print(f"ratio vs AxCell micro-F1 {quality.AXCELL_MICRO_F1}: {every.f1 / quality.AXCELL_MICRO_F1:.2f}x")
     print(f"extraction CPU time: {cpu * 1000:.1f} ms for {len(pages)} papers, {len(tables)} tables (mean of {repeat})")
 

@@ -55,7 +55,7 @@ def api_body(repo: str, fact: Mapping[str, str], card_data: Mapping[str, Any] | 
     doc: dict[str, Any] = {
         "_id": fact["sha"][:24],
         "id": repo,
-        "author": repo.split("/")[0],
+        "author": repo.split("/", maxsplit=1)[0],
         "sha": fact["sha"],
         "createdAt": fact["createdAt"],
         "lastModified": fact["lastModified"],
@@ -77,7 +77,9 @@ def hub_payloads(shared: Path) -> dict[str, bytes]:
 
 
 @contextmanager
-def serve_hub(tmp: Path, payloads: Mapping[str, bytes], routes: Mapping[str, Any] | None = None) -> Iterator[ScriptedServer]:
+def serve_hub(
+    tmp: Path, payloads: Mapping[str, bytes], routes: Mapping[str, Any] | None = None
+) -> Iterator[ScriptedServer]:
     """The payloads as a mirror tree under ``tmp/m``, served on 127.0.0.1 (``mirror_url(srv)``)."""
     build_mirror(tmp / "m", payloads)
     with serve(routes, static_dir=tmp) as srv:

@@ -33,7 +33,10 @@ def test_card_paper_and_leaderboard_meet_in_one_base_model(shared: Path, tmp_pat
     with Warehouse.open(db) as wh, serve_hub(tmp_path / "hub", hub_payloads(shared)) as srv:
         store = RawStore(tmp_path / "w.raw")
         for csv_name in ("gpqa_diamond.csv", "math_level_5.csv"):
-            assert R.ingest_file(wh, store, "epoch-benchmarks", str(epoch / csv_name)).status in {"completed", "partial"}
+            assert R.ingest_file(wh, store, "epoch-benchmarks", str(epoch / csv_name)).status in {
+                "completed",
+                "partial",
+            }
         card = R.ingest_file(wh, store, "model-card", REPO, client_factory=client_for(srv))
         assert card.status == "completed", card.error
         assert R.ingest_file(wh, store, "paper", str(PAPER)).status == "partial"  # its non-result tables are refused
@@ -46,7 +49,9 @@ def test_card_paper_and_leaderboard_meet_in_one_base_model(shared: Path, tmp_pat
     expected = {
         resolve_model({"id": REPO, "name": NAME}, "model-cards").base_model_id,
         resolve_model({"id": NAME, "name": NAME}, "papers").base_model_id,
-        resolve_model({"id": f"microsoft/{NAME}", "name": NAME, "developer": "Microsoft"}, "epoch-benchmarks").base_model_id,
+        resolve_model(
+            {"id": f"microsoft/{NAME}", "name": NAME, "developer": "Microsoft"}, "epoch-benchmarks"
+        ).base_model_id,
     }
     assert len(expected) == 1
     assert {source for source, _ in seen} == {"epoch-benchmarks", "model-cards", "papers"}

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from hubcards import EXPECTED_RESULTS, api_body, client_for, facts, hub_payloads, mirror_url, serve_hub
 from httpserver import Reply
+from hubcards import EXPECTED_RESULTS, api_body, client_for, facts, hub_payloads, mirror_url, serve_hub
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
@@ -86,8 +86,12 @@ def test_v2_values_are_normalised_scores_and_v1_keep_their_metric(shared: Path) 
     path = _cards(shared)["MaziyarPanahi/calme-2.3-phi3-4b"]
     records = [i for i in _parse(path.read_bytes()) if isinstance(i, ParsedRecord)]
     by_source = {r.record["source_metadata"]["additional_details"]["evalhouse.original_source"]: r for r in records}
-    v1 = {r["source_data"]["dataset_name"]: r for r in by_source["Open LLM Leaderboard v1"].record["evaluation_results"]}
-    v2 = {r["source_data"]["dataset_name"]: r for r in by_source["Open LLM Leaderboard v2"].record["evaluation_results"]}
+    v1 = {
+        r["source_data"]["dataset_name"]: r for r in by_source["Open LLM Leaderboard v1"].record["evaluation_results"]
+    }
+    v2 = {
+        r["source_data"]["dataset_name"]: r for r in by_source["Open LLM Leaderboard v2"].record["evaluation_results"]
+    }
     assert v1["ARC-Challenge"]["metric_config"]["metric_id"] == "normalized_accuracy"
     assert v1["TruthfulQA"]["metric_config"]["metric_id"] == "mc2"
     assert v1["ARC-Challenge"]["generation_config"]["additional_details"]["shots"] == "25"
@@ -202,7 +206,7 @@ def test_metric_value_na_is_quarantined_and_the_rest_of_the_card_loads() -> None
 
 
 def test_a_lone_value_in_0_1_is_ambiguous_and_quarantined() -> None:
-    card = CARD.split("  - task: {type: text-generation}\n    dataset: {name: GSM8k")[0] + "---\n"
+    card = CARD.split("  - task: {type: text-generation}\n    dataset: {name: GSM8k", maxsplit=1)[0] + "---\n"
     card = card.replace("value: n/a", "value: 0.41")
     (failure,) = _parse(card)
     assert failure.reason.startswith("ambiguous scale") and "0.41" in failure.reason
@@ -225,11 +229,13 @@ def test_an_unknown_metric_cannot_have_its_scale_decided() -> None:
 
 def test_api_form_reads_eval_results_and_refuses_hub_rejected_files() -> None:
     fact = {"sha": "a" * 40, "createdAt": "2025-03-01T00:00:00.000Z", "lastModified": "2025-04-01T00:00:00.000Z"}
+    gpqa = {"id": "Idavidrein/gpqa", "task_id": "gpqa_diamond"}
+    source = {"url": "https://huggingface.co/demo/m", "name": "Model Card"}
     eval_results = [
-        {"filename": ".eval_results/gpqa.yaml", "data": {"dataset": {"id": "Idavidrein/gpqa", "task_id": "gpqa_diamond"},
-         "value": 63.3, "date": "2026-02-03", "source": {"url": "https://huggingface.co/demo/m", "name": "Model Card"}}},
+        {"filename": ".eval_results/gpqa.yaml", "data": {"dataset": gpqa, "value": 63.3, "date": "2026-02-03",
+                                                         "source": source}},
         {"filename": ".eval_results/hle.yaml", "data": {"dataset": {"id": "cais/hle", "task_id": "hle"}, "value": 44.9,
-         "notes": "With tools"}},
+                                                        "notes": "With tools"}},
         {"filename": ".eval_results/bad.yaml", "error": "dataset is not a benchmark"},
     ]  # fmt: skip
     body = api_body("demo/m", fact, {"license": "mit"}, evalResults=eval_results)

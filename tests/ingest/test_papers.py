@@ -33,7 +33,9 @@ def _doc(name: str) -> papers.Document:
 
 
 def _tables() -> list[dict[str, str]]:
-    text = "\n".join(line for line in (FIXTURES / "tables.csv").read_text("utf-8").splitlines() if not line.startswith("#"))
+    text = "\n".join(
+        line for line in (FIXTURES / "tables.csv").read_text("utf-8").splitlines() if not line.startswith("#")
+    )
     return list(csv.DictReader(io.StringIO(text)))
 
 
@@ -122,7 +124,8 @@ def test_a_paper_loads_with_every_cell_accounted_for(tmp_path: Path) -> None:
         assert result.report.scores_loaded + result.report.scores_quarantined == len(doc.candidates) == 56
         assert wh.scalar("SELECT count(*) FROM quarantine WHERE stage = 'parse'") == len(doc.refusals)
         row = wh.con.execute(
-            "SELECT s.benchmark_id, s.raw_value, s.value, s.unit, src.tier, e.record->>'$.source_metadata.additional_details.arxiv_version'"
+            "SELECT s.benchmark_id, s.raw_value, s.value, s.unit, src.tier,"
+            " e.record->>'$.source_metadata.additional_details.arxiv_version'"
             " FROM score s JOIN evaluation e USING (evaluation_id) JOIN source src ON src.source_key = s.source_key"
             " WHERE e.model_name = 'WizardLM-2-8x22B' AND s.benchmark_id = 'gpqa'"
         ).fetchone()
@@ -130,7 +133,8 @@ def test_a_paper_loads_with_every_cell_accounted_for(tmp_path: Path) -> None:
 
 
 def test_bad_pages_fail_clearly(tmp_path: Path) -> None:
-    login = b'<!DOCTYPE html><html><head><title>Sign in</title></head><body><form><input type="password"></form></body></html>'
+    login = b"<!DOCTYPE html><html><head><title>Sign in</title></head><body>"
+    login += b'<form><input type="password"></form></body></html>'
     routes = {"/m/arxiv.org/html/2406.01234": Reply(302, headers={"Location": "/login"}), "/login": Reply(200, login)}
     with serve(routes) as srv, Warehouse.open(tmp_path / "w.duckdb") as wh:
         replay = lambda _m: HttpClient(mirror=f"{srv.url}/m", **FAST)  # noqa: E731 - the local arXiv

@@ -29,15 +29,9 @@ from typing import Any
 
 from evalhouse.curation.model_names import is_generic_name
 from evalhouse.curation.registry import Benchmark, Metric, load_registry, normalise_alias
+from evalhouse.ingest.sources import _table_labels as labels_
 from evalhouse.ingest.sources._latexml import Cell, Table
-
-SOURCE_KEY = "papers"
-_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
-_VALUE_RE = re.compile(
-    rf"^(?P<v>{_NUM})\s*(?P<pct>%)?\s*(?:(?:±|\+/-|\+-)\s*(?P<pm>{_NUM})\s*%?|\(\s*(?P<par>{_NUM})\s*\))?$"
-)
-_SHOTS_RE = re.compile(r"\(?\s*(\d+)\s*-?\s*shots?\s*\)?", re.IGNORECASE)
-_DECOR_RE = re.compile(r"\(\s*%\s*\)|[↑↓]|\(\s*\)")
+from evalhouse.ingest.sources._table_labels import bench_name
 
 
 @dataclass(frozen=True)
@@ -137,68 +131,6 @@ def _where(table: Table, r: int | None = None, c: int | None = None) -> str:
     return " ".join(parts)
 
 
-def bench_name(text: str) -> tuple[str, int | None, tuple[str, ...]]:
-    """ "HellaSwag (acc_norm, 10-shot)" -> ("HellaSwag", 10, ("acc_norm",)): name, shots, qualifiers."""
-    shots_match = _SHOTS_RE.search(text)
-    shots = int(shots_match[1]) if shots_match else None
-    quals: list[str] = []
-    for inner in re.findall(r"\(([^()]*)\)", text):
-        for piece in inner.split(","):
-            part = piece.strip()
-            if part and part != "%" and not _SHOTS_RE.fullmatch(part):
-                quals.append(part)
-    name = re.sub(r"\([^()]*\)", " ", text) if "(" in text else text
-    return " ".join(_DECOR_RE.sub(" ", name).split()), shots, tuple(quals)
-
-
-def _benchmark(text: str) -> tuple[Benchmark | None, int | None, str]:
-    """The benchmark a label names: the whole label first ("AI2 Reasoning Challenge (Challenge
-    Set)"), then without its parentheses and shot count ("MMLU (5-shot)")."""
-    registry = load_registry()
-    name, shots, _quals = bench_name(text)
-    for candidate in (" ".join(_DECOR_RE.sub(" ", text).split()), name):
-        if candidate and (bench := registry.benchmark_for(candidate, SOURCE_KEY)) is not None:
-            return bench, shots, candidate
-    return None, shots, name
-
-
-def _header_rows(table: Table) -> int:
-    h = 0
-    for row in table.grid:
-        cells = [c for c in row if c is not None and c.text]
-        if cells and all(c.header for c in cells):
-            h += 1
-        else:
-            break
-    return h or 1
-
-
-def _is_number(text: str) -> bool:
-    return _VALUE_RE.match(text) is not None
-
-
-def _label_cols(table: Table, h: int) -> int:
-    """Leading columns whose body cells are row headers or text, never numbers."""
-    n = 0
-    for c in range(table.n_cols):
-        body = [table.grid[r][c] for r in range(h, table.n_rows)]
-        texts = [cell.text for cell in body if cell is not None and cell.text]
-        if texts and not any(_is_number(t) for t in texts):
-            n += 1
-        else:
-            break
-    return n
-
-
-def _path(table: Table, h: int, c: int) -> tuple[str, ...]:
-    out: list[str] = []
-    for r in range(h):
-        cell = table.grid[r][c]
-        if cell is not None and cell.text and (not out or out[-1] != cell.text):
-            out.append(cell.text)
-    return tuple(out)
-
-
 def not_a_model(label: str, rules: Rules) -> str | None:
     """Why ``label`` is not a model name, or None when it may be one."""
     plain = _plain(label)
@@ -263,78 +195,23 @@ def extract(table: Table, rules: Rules) -> Iterator[Candidate | Refusal]:
     if word is not None:
         yield Refusal(_where(table), f"not a results table: the caption says {word!r} ({table.caption[:120]!r})")
         return
-    h = _header_rows(table)
-    labels = _label_cols(table, h)
+    h = labels_.header_rows(table)
+    labels = labels_.label_cols(table, h)
     if h >= table.n_rows or labels == 0:
         yield Refusal(_where(table), f"no body to read: {h} header row(s), {labels} label column(s)")
         return
-    col_hits = {c: b for c in range(labels, table.n_cols) if (b := _column_benchmark(table, h, c)) is not None}
-    row_hits = {r: b for r in range(h, table.n_rows) if (b := _benchmark(_row_label(table, r, labels))[0]) is not None}
+    col_hits = {c: b for c in range(labels, table.n_cols) if (b := labels_.column_benchmark(table, h, c)) is not None}
+    row_hits = {
+        r: b
+        for r in range(h, table.n_rows)
+        if (b := labels_.benchmark_of(labels_.row_label(table, r, labels))[0]) is not None
+    }
     if col_hits and len(col_hits) >= len(row_hits):
         yield from _read(table, h, labels, rules, transposed=False)
     elif row_hits:
         yield from _read(table, h, labels, rules, transposed=True)
     else:
         yield Refusal(_where(table), "not a results table: no row or column label names a benchmark in the registry")
-
-
-def _column_benchmark(table: Table, h: int, c: int) -> tuple[Benchmark, int] | None:
-    for i, level in enumerate(_path(table, h, c)):
-        bench, _shots, _name = _benchmark(level)
-        if bench is not None:
-            return bench, i
-    return None
-
-
-_MODEL_HEADER_RE = re.compile(r"\b(?:models?|systems?|methods?|names?|llms?)\b", re.IGNORECASE)
-_SIZE_RE = re.compile(r"^~?\d+(?:\.\d+)?\s*[kmbt]$", re.IGNORECASE)
-
-
-def _model_col(table: Table, h: int, labels: int) -> int:
-    """Which label column names the model: one headed "Model"/"System"/"Method", else the first
-    whose cells are not parameter counts ("7B"), else the last."""
-    for c in range(labels):
-        top = table.grid[0][c]
-        if h and top is not None and _MODEL_HEADER_RE.search(top.text):
-            return c
-    for c in range(labels):
-        texts = [cell.text for r in range(h, table.n_rows) if (cell := table.grid[r][c]) is not None and cell.text]
-        if texts and not all(_SIZE_RE.match(t) for t in texts):
-            return c
-    return labels - 1
-
-
-def _bench_col(table: Table, h: int, labels: int) -> int:
-    """The label column that names benchmarks (transposed tables): the one the registry knows most."""
-    counts = [
-        sum(1 for r in range(h, table.n_rows) if (cell := table.grid[r][c]) is not None and _benchmark(cell.text)[0])
-        for c in range(labels)
-    ]
-    return max(range(labels), key=lambda c: (counts[c], -c))
-
-
-def _row_label(table: Table, r: int, labels: int) -> str:
-    cell = table.grid[r][_bench_col(table, 0, labels) if labels > 1 else 0]
-    return cell.text if cell is not None else ""
-
-
-def _group(table: Table, r: int, labels: int, model_col: int) -> str | None:
-    parts = [
-        cell.text for c in range(labels) if c != model_col and (cell := table.grid[r][c]) is not None and cell.text
-    ]
-    return " / ".join(dict.fromkeys(parts)) or None
-
-
-def _model_labels(table: Table, h: int, labels: int, *, transposed: bool) -> list[str]:
-    if transposed:
-        cells = [
-            next((table.grid[k][c] for k in range(h - 1, -1, -1) if table.grid[k][c] is not None), None)
-            for c in range(labels, table.n_cols)
-        ]
-    else:
-        col = _model_col(table, h, labels)
-        cells = [table.grid[r][col] for r in range(h, table.n_rows)]
-    return list(dict.fromkeys(cell.text for cell in cells if cell is not None and cell.text))
 
 
 @dataclass(frozen=True)
@@ -361,7 +238,7 @@ class _Place:
 
 
 def _read(table: Table, h: int, labels: int, rules: Rules, *, transposed: bool) -> Iterator[Candidate | Refusal]:
-    names = _model_labels(table, h, labels, transposed=transposed)
+    names = labels_.model_labels(table, h, labels, transposed=transposed)
     if names and all(not_a_model(n, rules) is not None for n in names):
         axis = "column headers" if transposed else "row labels"
         shown = ", ".join(repr(n) for n in names[:6])
@@ -390,20 +267,22 @@ def _place(lay: _Layout, r: int, c: int) -> _Place | str:
     """The benchmark, model and path of grid position (r, c), or why they cannot be told."""
     table = lay.table
     if lay.transposed:
-        label = _row_label(table, r, lay.labels)
-        bench, shots, name = _benchmark(label)
+        label = labels_.row_label(table, r, lay.labels)
+        bench, shots, name = labels_.benchmark_of(label)
         if bench is None:
             return f"row label {label!r} names no benchmark in the registry"
         model_cell = next((table.grid[k][c] for k in range(lay.h - 1, -1, -1) if table.grid[k][c] is not None), None)
-        return _Place(bench, label, name, 0, shots, (label, *_path(table, lay.h, c)), model_cell, None)
-    path = _path(table, lay.h, c)
-    hit = _column_benchmark(table, lay.h, c)
+        return _Place(bench, label, name, 0, shots, (label, *labels_.header_path(table, lay.h, c)), model_cell, None)
+    path = labels_.header_path(table, lay.h, c)
+    hit = labels_.column_benchmark(table, lay.h, c)
     if hit is None:
         return f"header {' > '.join(path) or '(empty)'!r} names no benchmark in the registry"
     bench, level = hit
-    _, shots, name = _benchmark(path[level])
-    col = _model_col(table, lay.h, lay.labels)
-    return _Place(bench, path[level], name, level, shots, path, table.grid[r][col], _group(table, r, lay.labels, col))
+    _, shots, name = labels_.benchmark_of(path[level])
+    col = labels_.model_col(table, lay.h, lay.labels)
+    return _Place(
+        bench, path[level], name, level, shots, path, table.grid[r][col], labels_.row_group(table, r, lay.labels, col)
+    )
 
 
 def _cell(lay: _Layout, cell: Cell) -> _Raw | Refusal | None:
@@ -420,7 +299,7 @@ def _cell(lay: _Layout, cell: Cell) -> _Raw | Refusal | None:
         return Refusal(where, f"no model: {model!r} ({why})", text)
     if is_generic_name(model):
         return Refusal(where, f"the table calls the model {model!r}, a role, not a name", text)
-    match = _VALUE_RE.match(text)
+    match = labels_.VALUE_RE.match(text)
     if match is None:
         return Refusal(where, f"cell {text!r} is not a number", text)
     metric, problem = _metric(place.path, place.bench_level, table.caption, rules)

@@ -97,13 +97,16 @@ def refresh(
     from evalhouse.ingest.catalog import get_source
     from evalhouse.pipeline import refresh as refresh_mod
     from evalhouse.pipeline.ledger import checkpoint
-    from evalhouse.pipeline.refresh import scheduled_sources
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.raw_store import RawStore
 
     path = db_path(ctx, db)
     with guard():
-        keys = [get_source(k).SOURCE.key for k in source] if source else [m.SOURCE.key for m in scheduled_sources()]
+        keys = (
+            [get_source(k).SOURCE.key for k in source]
+            if source
+            else [m.SOURCE.key for m in refresh_mod.scheduled_sources()]
+        )
         show = not json_out and sys.stderr.isatty()
         after_load = checkpoint(skip_validation)
         with Warehouse.open(path) as wh, _progress(show) as progress:
@@ -112,10 +115,12 @@ def refresh(
                 wh,
                 RawStore(raw_store_path(path)),
                 keys,
-                mirror=mirror,
-                after_load=after_load,
-                on_start=lambda key: progress.update(task, description=f"refreshing {key}"),
-                on_done=lambda _r: progress.advance(task),
+                refresh_mod.RefreshOptions(
+                    mirror=mirror,
+                    after_load=after_load,
+                    on_start=lambda key: progress.update(task, description=f"refreshing {key}"),
+                    on_done=lambda _r: progress.advance(task),
+                ),
             )
     if json_out:
         emit_json({"db": str(path), "mirror": mirror, "runs": [r.as_dict() for r in results]})
@@ -153,32 +158,34 @@ def ingest(
     A local file or URL is read as is, e.g.
     'evalhouse ingest artificial-analysis ../shared/datasets/artificial-analysis-2026-07-06/aa_models_raw_parsed.csv'.
     An id is fetched through the normal client: 'evalhouse ingest model-card alpindale/WizardLM-2-8x22B'
-    (the Hub API with the card's results and createdAt), 'evalhouse ingest paper 2406.01234v2' (the
+    (the Hub API: the card's results and createdAt), 'evalhouse ingest paper 2406.01234v2' (the
     paper's arXiv HTML tables). Several ids, '--targets FILE' or '--named' make one run over all of
     them; a target that fails is quarantined with its reason and the others load. Exit 1 when the
     run failed, 2 for an unknown source or an unreadable --targets file.
     """
     from evalhouse.errors import InputError
-    from evalhouse.ingest.http import HttpClient
-    from evalhouse.pipeline.refresh import RunOptions, ingest_file, named_models, refresh_targets
+    from evalhouse.pipeline.ingest_file import ingest_file
+    from evalhouse.pipeline.refresh import RefreshOptions
+    from evalhouse.pipeline.targets import named_models, refresh_targets
 
     given = list(locations or [])
 
     def run(wh, store, after):
+        options = RefreshOptions(mirror=mirror, after_load=after)
         wanted = [*given, *_read_targets(targets)]
         if named:
             wanted += named_models(wh, key)
         if not wanted:
             raise InputError("nothing to ingest: give a file, URL or id, --targets FILE or --named")
         if len(wanted) == 1 and not (targets or named):
-            client = lambda m: HttpClient(mirror=mirror or m)  # noqa: E731 - a one-line factory
-            return ingest_file(wh, store, key, wanted[0], client_factory=client, after_load=after)
-        return refresh_targets(wh, store, key, wanted, RunOptions(mirror=mirror, after_load=after, trigger="ingest"))
+            return ingest_file(wh, store, key, wanted[0], options)
+        return refresh_targets(wh, store, key, wanted, options)
 
     _run_one(ctx, db, key, skip_validation, json_out, run)
 
 
 def _read_targets(path: Path | None) -> list[str]:
+    """The ids of a ``--targets`` file: one per line, ``#`` comments and blank lines skipped."""
     if path is None:
         return []
     from evalhouse.errors import InputError
@@ -198,7 +205,7 @@ def reparse(
     json_out: JsonFlag = False,
 ) -> None:
     """Rebuild a source's rows from the raw store with the current parser and registries (no fetching)."""
-    from evalhouse.pipeline.refresh import reparse as reparse_source
+    from evalhouse.pipeline.reparse import reparse as reparse_source
 
     _run_one(
         ctx,

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from evalhouse.config import raw_store_path
 from evalhouse.errors import RunFailed
-from evalhouse.pipeline.ledger import RunResult
-from evalhouse.pipeline.refresh import ingest_file
+from evalhouse.pipeline.ingest_file import ingest_file
+from evalhouse.pipeline.ledger import RunResult, checkpoint
+from evalhouse.pipeline.refresh import RefreshOptions
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
@@ -31,13 +32,9 @@ def ingested(
     """Open ``db`` (or a temporary warehouse), ingest ``location`` with ``source_key``'s parser."""
     with tempfile.TemporaryDirectory(prefix="evalhouse-scratch-") as tmp:
         path = Path(db) if db is not None else Path(tmp) / "scratch.duckdb"
-        after_load = None
-        if validate:
-            from evalhouse.warehouse.expectations import checkpoint_after_load
-
-            after_load = checkpoint_after_load
+        options = RefreshOptions(after_load=checkpoint(skip=not validate))
         with Warehouse.open(path) as wh:
-            result = ingest_file(wh, RawStore(raw_store_path(path)), source_key, str(location), after_load=after_load)
+            result = ingest_file(wh, RawStore(raw_store_path(path)), source_key, str(location), options)
             if result.status == "failed":
                 raise IngestFailed(f"ingesting {location} with {source_key} failed: {result.error}")
             yield wh, result

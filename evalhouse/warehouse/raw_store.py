@@ -90,7 +90,7 @@ class RawStore:
     def manifest_path(self) -> Path:
         return self.root / "manifest.jsonl"
 
-    def put(
+    def put(  # noqa: PLR0913 - the keyword-only arguments are the columns of a raw_snapshot row
         self,
         data: bytes,
         *,

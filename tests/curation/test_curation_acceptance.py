@@ -36,8 +36,8 @@ def db(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         results = R.refresh(
             wh,
             RawStore(root / "w.raw"),
-            mirror=f"{srv.url}/m",
-            client_factory=lambda m: HttpClient(mirror=m, trust_env=False),
+            None,
+            R.RefreshOptions(mirror=f"{srv.url}/m", client_factory=lambda m: HttpClient(mirror=m, trust_env=False)),
         )
         assert {r.status for r in results} <= {"completed", "partial"}
     return path

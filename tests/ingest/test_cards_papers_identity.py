@@ -17,8 +17,10 @@ from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.curation.identity import resolve_model
+from evalhouse.curation.registry import load_registry
 from evalhouse.ingest.catalog import get_source
-from evalhouse.pipeline import refresh as R
+from evalhouse.pipeline.ingest_file import ingest_file
+from evalhouse.pipeline.refresh import RefreshOptions
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
@@ -33,24 +35,25 @@ def test_card_paper_and_leaderboard_meet_in_one_base_model(shared: Path, tmp_pat
     with Warehouse.open(db) as wh, serve_hub(tmp_path / "hub", hub_payloads(shared)) as srv:
         store = RawStore(tmp_path / "w.raw")
         for csv_name in ("gpqa_diamond.csv", "math_level_5.csv"):
-            assert R.ingest_file(wh, store, "epoch-benchmarks", str(epoch / csv_name)).status in {
+            assert ingest_file(wh, store, "epoch-benchmarks", str(epoch / csv_name)).status in {
                 "completed",
                 "partial",
             }
-        card = R.ingest_file(wh, store, "model-card", REPO, client_factory=client_for(srv))
+        card = ingest_file(wh, store, "model-card", REPO, RefreshOptions(client_factory=client_for(srv)))
         assert card.status == "completed", card.error
-        assert R.ingest_file(wh, store, "paper", str(PAPER)).status == "partial"  # its non-result tables are refused
+        assert ingest_file(wh, store, "paper", str(PAPER)).status == "partial"  # its non-result tables are refused
         seen = wh.con.execute(
             "SELECT e.source_key, mc.base_model_id FROM evaluation e JOIN model_config mc USING (config_id)"
             " WHERE e.model_name = ? OR e.model_source_id = ?",
             [NAME, REPO],
         ).fetchall()
     # what the identity layer says each source's model_info is (the same dicts the parsers emit)
+    registry = load_registry()
     expected = {
-        resolve_model({"id": REPO, "name": NAME}, "model-cards").base_model_id,
-        resolve_model({"id": NAME, "name": NAME}, "papers").base_model_id,
+        resolve_model({"id": REPO, "name": NAME}, "model-cards", registry).base_model_id,
+        resolve_model({"id": NAME, "name": NAME}, "papers", registry).base_model_id,
         resolve_model(
-            {"id": f"microsoft/{NAME}", "name": NAME, "developer": "Microsoft"}, "epoch-benchmarks"
+            {"id": f"microsoft/{NAME}", "name": NAME, "developer": "Microsoft"}, "epoch-benchmarks", registry
         ).base_model_id,
     }
     assert len(expected) == 1

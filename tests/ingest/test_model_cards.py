@@ -21,7 +21,9 @@ from evalhouse.curation.registry import load_registry
 from evalhouse.ingest.mirror import mirror_relpath
 from evalhouse.ingest.source import FetchMeta, ParseError
 from evalhouse.ingest.sources import model_cards as mc
-from evalhouse.pipeline import refresh as R
+from evalhouse.pipeline.ingest_file import ingest_file
+from evalhouse.pipeline.refresh import RefreshOptions
+from evalhouse.pipeline.targets import named_models, refresh_targets
 from evalhouse.schema.records import ParsedRecord, ParseFailure
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
@@ -107,8 +109,8 @@ def test_the_six_shared_cards_load_every_result_with_creation_date_evidence(
     wh: Warehouse, store: RawStore, shared: Path, tmp_path: Path
 ) -> None:
     with serve_hub(tmp_path / "hub", hub_payloads(shared)) as srv:
-        result = R.refresh_targets(
-            wh, store, "model-card", list(EXPECTED_RESULTS), R.RunOptions(client_factory=client_for(srv))
+        result = refresh_targets(
+            wh, store, "model-card", list(EXPECTED_RESULTS), RefreshOptions(client_factory=client_for(srv))
         )
     assert result.status == "completed", result.error
     per_repo = dict(
@@ -156,8 +158,8 @@ def test_cli_ingest_model_card_by_repo_id_and_by_targets_file(shared: Path, tmp_
 
 def test_named_models_are_the_repo_shaped_ids_of_other_sources(wh: Warehouse, store: RawStore, shared: Path) -> None:
     epoch_csv = shared / "datasets" / "epoch-benchmarks-2025-11" / "gpqa_diamond.csv"
-    assert R.ingest_file(wh, store, "epoch-benchmarks", str(epoch_csv)).status in {"completed", "partial"}
-    named = R.named_models(wh, "model-card")
+    assert ingest_file(wh, store, "epoch-benchmarks", str(epoch_csv)).status in {"completed", "partial"}
+    named = named_models(wh, "model-card")
     assert named and all(mc.REPO_ID_RE.match(n) for n in named)
     ids = {r[0] for r in wh.con.execute("SELECT DISTINCT model_source_id FROM evaluation").fetchall()}
     assert set(named) <= ids
@@ -266,7 +268,9 @@ def test_a_redirect_to_a_login_page_fails_the_run(wh: Warehouse, store: RawStore
     with serve_hub(tmp_path / "hub", {}) as srv:
         srv.route("/login", Reply(200, login, headers={"Content-Type": "text/html"}))
         srv.route(api_path, Reply(302, headers={"Location": f"{srv.url}/login"}))
-        result = R.ingest_file(wh, store, "model-card", "gated-org/gated-model", client_factory=client_for(srv))
+        result = ingest_file(
+            wh, store, "model-card", "gated-org/gated-model", RefreshOptions(client_factory=client_for(srv))
+        )
         assert srv.requests_for("/login")
     assert result.status == "failed"
     assert "login page" in result.error and "gated or private" in result.error

@@ -18,7 +18,8 @@ from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.source import ParseError
 from evalhouse.ingest.sources import _paper_quality as quality
 from evalhouse.ingest.sources import papers
-from evalhouse.pipeline import refresh as R
+from evalhouse.pipeline.ingest_file import ingest_file
+from evalhouse.pipeline.refresh import RefreshOptions
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
@@ -118,7 +119,7 @@ def test_locate_turns_ids_and_urls_into_html_requests() -> None:
 
 def test_a_paper_loads_with_every_cell_accounted_for(tmp_path: Path) -> None:
     with Warehouse.open(tmp_path / "w.duckdb") as wh:
-        result = R.ingest_file(wh, RawStore(tmp_path / "raw"), "paper", str(FIXTURES / "9912.00001v2.html"))
+        result = ingest_file(wh, RawStore(tmp_path / "raw"), "paper", str(FIXTURES / "9912.00001v2.html"))
         assert result.status == "partial", result.error  # table 5 is refused cell by cell
         doc = _doc("9912.00001v2.html")
         assert result.report.scores_loaded + result.report.scores_quarantined == len(doc.candidates) == 56
@@ -138,7 +139,9 @@ def test_bad_pages_fail_clearly(tmp_path: Path) -> None:
     routes = {"/m/arxiv.org/html/2406.01234": Reply(302, headers={"Location": "/login"}), "/login": Reply(200, login)}
     with serve(routes) as srv, Warehouse.open(tmp_path / "w.duckdb") as wh:
         replay = lambda _m: HttpClient(mirror=f"{srv.url}/m", **FAST)  # noqa: E731 - the local arXiv
-        result = R.ingest_file(wh, RawStore(tmp_path / "raw"), "paper", "arXiv:2406.01234", client_factory=replay)
+        result = ingest_file(
+            wh, RawStore(tmp_path / "raw"), "paper", "arXiv:2406.01234", RefreshOptions(client_factory=replay)
+        )
         assert srv.requests_for("/login")
     assert result.status == "failed" and "login page" in result.error
     with pytest.raises(ParseError, match="no tables"):

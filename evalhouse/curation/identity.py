@@ -80,7 +80,8 @@ def resolve_model(
     developer_raw = model_info.get("developer")
     stated = developer_raw if developer_raw and str(developer_raw).lower() != "unknown" else None
     if stated is None and "/" in model_id and identity_from == "name":
-        stated = model_id.split("/", 1)[0]
+        # the repository's organisation, unless the registry documents the repository as a copy
+        stated = registry.reuploads.get(model_id.lower()) or model_id.split("/", 1)[0]
     shown = display if display != name else None
     ident = _resolve((name, shown, source_key, stated, _settings_details(details)), registry)
     flags = ident.settings.model_dump()

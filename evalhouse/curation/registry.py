@@ -65,6 +65,7 @@ class Registry(BaseModel):
     developers: dict[str, Developer]
     developer_aliases: dict[str, str]
     developer_patterns: tuple[tuple[re.Pattern[str], str, bool], ...]  # (pattern, developer, documented)
+    reuploads: dict[str, str] = Field(default_factory=dict)  # lower-cased repo id -> the weights' developer
     metric_descriptions: tuple[tuple[re.Pattern[str], str], ...] = ()
     generic_benchmark_names: frozenset[str] = frozenset()
     evidence_kinds: dict[str, EvidenceKind]
@@ -311,6 +312,9 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry
     metric_aliases = _index_metrics(mf, {u.id for u in uf.units}, problems)
     bench_aliases = _index_benchmarks(bf, {m.id for m in mf.metrics}, problems)
     developer_aliases, developer_patterns = _index_developers(df, problems)
+    reuploads = {r.repo.lower(): r.developer for r in df.reuploads}
+    problems += [f"re-upload {r.repo!r} names unknown developer {r.developer!r}" for r in df.reuploads
+                 if r.developer not in {d.id for d in df.developers}]  # fmt: skip
     descriptions = []
     for metric in mf.metrics:
         for pattern in metric.description_patterns:
@@ -343,6 +347,7 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry
         benchmark_aliases=bench_aliases,
         developers={d.id: d for d in df.developers},
         developer_aliases=developer_aliases,
+        reuploads=reuploads,
         developer_patterns=developer_patterns,
         metric_descriptions=tuple(descriptions),
         generic_benchmark_names=frozenset(normalise_alias(n) for n in bf.generic_names),

@@ -91,10 +91,19 @@ class NamePattern(Strict):
     reason: str | None = None
 
 
+class Reupload(Strict):
+    """A repository documented as a copy of another developer's weights (not a fine-tune)."""
+
+    repo: str
+    developer: str
+    reason: str
+
+
 class DevelopersFile(Strict):
     version: int
     developers: tuple[Developer, ...]
     name_patterns: tuple[NamePattern, ...] = ()
+    reuploads: tuple[Reupload, ...] = ()
 
 
 class MetricsFile(Strict):

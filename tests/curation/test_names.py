@@ -251,6 +251,10 @@ def test_two_repositories_are_never_one_configuration() -> None:
     assert repack.base_model == original.base_model == "meta/llama-2-7b"
     assert repack.configuration != original.configuration and repack.repo == "thebloke/llama-2-7b-gptq"
     assert resolve("someuser/Yi-1.5-34B").configuration != resolve("01-ai/Yi-1.5-34B").configuration
+    # a documented re-upload shares the original's base model, never its configuration
+    copy, original = resolve("alpindale/WizardLM-2-8x22B"), resolve("WizardLM-2-8x22B", developer="microsoft")
+    assert copy.base_model == original.base_model == "microsoft/wizardlm-2-8x22b"
+    assert copy.configuration == "microsoft/wizardlm-2-8x22b|repo=alpindale/wizardlm-2-8x22b" != original.configuration
 
 
 def test_a_shot_count_in_a_name_is_the_runs_setup_not_the_model() -> None:

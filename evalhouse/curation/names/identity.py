@@ -191,6 +191,8 @@ def _developer(name: str, stated: str | None, registry: Registry, *, repack: boo
         or registry.developer_from_model_name(T.strip_org_prefix(T.fold(core), rules))
         or registry.developer_from_model_name(" ".join(_identity_tokens(core, rules)))
     )
+    if repo_org is not None and name.strip().lower() in registry.reuploads:
+        return registry.reuploads[name.strip().lower()], True, repo_org  # a documented copy of the weights
     documented = registry.documented_developer(core)
     org_is_provider = repo_org is not None and repo_org.lower() in rules.providers
     for candidate in (stated, None if org_is_provider else repo_org):

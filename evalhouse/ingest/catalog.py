@@ -13,7 +13,13 @@ from functools import cache
 from evalhouse.ingest.source import SourceModule, SourceSpecError
 
 #: Module names under ``evalhouse.ingest.sources``, in the order a refresh runs them.
-SOURCES: tuple[str, ...] = ("epoch_benchmarks", "artificial_analysis")
+SOURCES: tuple[str, ...] = (
+    "epoch_benchmarks",
+    "artificial_analysis",
+    # leaderboards crawled with scrapy, and leaderboard APIs and datasets (httpx)
+    "swallow_leaderboard",
+    "lexam",
+)
 
 
 @cache

@@ -163,6 +163,7 @@ def run_load(
     records_fp: str | None = None,
     payload_sha256: str | None = None,
     replace_source: bool = False,
+    degraded: str | None = None,
 ) -> RunResult:
     """Load ``items()`` for one source in one transaction and write the run row either way.
 
@@ -171,6 +172,8 @@ def run_load(
     transaction (the expectations checkpoint): raising there rolls the load back.
     ``records_fp`` is the fingerprint of everything parsed (duplicates included), which the next
     refresh compares against; ``replace_source`` first removes the source's parsed rows (reparse).
+    ``degraded`` (a drift guard's reason, e.g. pages missing) turns a completed load into
+    ``partial`` with that reason as the run's error.
     """
     run_id = run_id or new_run_id(source.source_key)
     started_at = datetime.now(UTC)
@@ -198,6 +201,8 @@ def run_load(
             raw_sha = result.payload_sha256 or "none"
             result.report = loader.load(items(), raw_sha256=raw_sha)
             result.status = _status(result.report)
+            if degraded is not None and result.status != "failed":
+                result.status, result.error = "partial", degraded
             if result.status == "failed":
                 result.error = (
                     result.error or "parse yielded zero records: a broken parser or payload, not an empty leaderboard"

@@ -11,10 +11,11 @@ bytes daily without changing content), nothing is loaded. Both outcomes are reco
 
 from __future__ import annotations
 
+import json
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import UTC
 from pathlib import Path
 from typing import Any
@@ -24,10 +25,11 @@ from evalhouse.ingest.catalog import catalog, get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
 from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule, SourceState
-from evalhouse.pipeline import ledger
+from evalhouse.pipeline import guards, ledger
 from evalhouse.schema.fingerprint import record_fingerprint
 from evalhouse.schema.records import ParsedRecord, ParseItem
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import insert_rows
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
 
 OFFLINE_HINT = (
@@ -148,6 +150,7 @@ class _Run:
         *,
         after_load: AfterLoad | None,
         replace_source: bool = False,
+        degraded: str | None = None,
         **details: Any,
     ) -> ledger.RunResult:
         return ledger.run_load(
@@ -163,7 +166,132 @@ class _Run:
             details={**self.details, **details},
             after_load=after_load,
             replace_source=replace_source,
+            degraded=degraded,
         )
+
+
+#: Upper bound on pages one httpx run fetches through ``follow()`` (crawls are bounded by scrapy).
+MAX_FOLLOWED_PAGES = 500
+
+
+@dataclass
+class Gathered:
+    """What one run's fetches produced: stored payloads, failed pages, 304 answers."""
+
+    fetched: list[Fetched] = field(default_factory=list)
+    failures: list[guards.Failure] = field(default_factory=list)
+    not_modified: int = 0
+
+
+def _gather_http(
+    client: HttpClient, module: SourceModule, requests: list[FetchRequest], store: RawStore, run_id: str
+) -> Gathered:
+    """Fetch the plan, then whatever the source's pure ``follow()`` finds in each payload."""
+    key = module.SOURCE.key
+    follow = getattr(module, "follow", None)
+    got = Gathered()
+    queue = [(r, True) for r in requests]
+    seen = {r.url for r in requests}
+    while queue and len(got.fetched) + len(got.failures) < MAX_FOLLOWED_PAGES:
+        request, planned = queue.pop(0)
+        try:
+            result = client.fetch(request)
+        except FetchError as exc:
+            got.failures.append(guards.Failure(request.url, exc.kind, str(exc), exc.status, planned))
+            continue
+        if result.not_modified:
+            got.not_modified += 1
+            continue
+        fetched = _store(store, key, request, result, run_id)
+        got.fetched.append(fetched)
+        for nxt in follow(fetched.body, meta=fetched.meta) if follow else []:
+            if nxt.url not in seen:
+                seen.add(nxt.url)
+                queue.append((nxt, False))
+    return got
+
+
+def _gather_crawl(
+    run: _Run,
+    requests: list[FetchRequest],
+    store: RawStore,
+    *,
+    mirror: str | None,
+    settings: Mapping[str, Any] | None,
+) -> Gathered:
+    """Crawl with the source's scrapy spider; every page goes to the same raw store."""
+    module, run_id = run.module, run.run_id
+    from evalhouse.ingest.spiders.crawl import crawl  # noqa: PLC0415 - scrapy + twisted load only when a crawl runs
+
+    outcome = crawl(module, requests, mirror=mirror, overrides=dict(settings or {}))
+    got = Gathered()
+    for page in sorted(outcome.pages, key=lambda p: p.url):
+        result = FetchResult(
+            url=page.fetched_url,
+            status=page.status,
+            body=page.body,
+            content_type=page.content_type,
+            etag=page.etag,
+            last_modified=page.last_modified,
+            retrieved_at=page.retrieved_at,
+            elapsed_s=page.elapsed_s,
+            attempts=1,
+            request_params={"params": {}, "headers": {}, "crawl": {"spider": module.SPIDER, "depth": page.depth}},  # type: ignore[attr-defined]
+            not_modified=False,
+            headers=page.headers,
+            label=page.label,
+            mirrored_from=page.url if mirror else None,
+        )
+        got.fetched.append(_store(store, module.SOURCE.key, FetchRequest(page.url, label=page.label), result, run_id))
+    got.failures = [guards.Failure(f.url, f.kind, f.message, f.status, f.planned) for f in outcome.failures]
+    got.failures += [guards.Failure("(spider)", "malformed_item", m) for m in outcome.malformed]
+    return got
+
+
+def _parse_page(module: SourceModule, f: Fetched) -> guards.Page:
+    try:
+        items = list(_tag(module.parse(f.body, meta=f.meta), f.entry.sha256))
+    except ParseError as exc:
+        return guards.Page(f.entry.url, f.body, f.meta.content_type, [], exc)
+    return guards.Page(f.entry.url, f.body, f.meta.content_type, items)
+
+
+def previous_figures(wh: Warehouse, key: str) -> guards.Previous | None:
+    """Rows per payload of the last completed or partial run (what a shrink is measured against)."""
+    last = ledger.last_completed_run(wh.con, key)
+    if last is None:
+        return None
+    n_read, details = wh.con.execute(
+        "SELECT n_read, details FROM ingest_run WHERE run_id = ?", [last["run_id"]]
+    ).fetchone()
+    figures = (json.loads(details) if details else {}).get("figures") or {}
+    return guards.Previous(last["run_id"], int(figures.get("records", n_read)), figures.get("by_url") or {})
+
+
+def _with_decisions(after_load: AfterLoad | None, key: str, accepted: list[guards.Verdict]) -> AfterLoad | None:
+    """Record waived guards as curation decisions inside the load's transaction."""
+    if not accepted:
+        return after_load
+
+    def run(con: Any, run_id: str) -> None:
+        insert_rows(
+            con,
+            "curation_decision",
+            [
+                {
+                    "kind": "accepted_drift",
+                    "rule": f"drift guard {v.guard} waived by a person (refresh --accept-drift {key})",
+                    "subject": json.dumps({"source_key": key}),
+                    "detail": json.dumps({"reason": v.reason, **dict(v.detail)}, default=str),
+                    "run_id": run_id,
+                }
+                for v in accepted
+            ],
+        )
+        if after_load is not None:
+            after_load(con, run_id)
+
+    return run
 
 
 def refresh_source(
@@ -175,6 +303,8 @@ def refresh_source(
     env: Mapping[str, str] | None = None,
     client_factory: ClientFactory = default_client,
     after_load: AfterLoad | None = None,
+    accept_drift: bool = False,
+    crawl_settings: Mapping[str, Any] | None = None,
 ) -> ledger.RunResult:
     spec = module.SOURCE
     env = dict(os.environ if env is None else env)
@@ -183,31 +313,51 @@ def refresh_source(
     if missing:
         return run.record("failed", [], f"missing credential(s) {', '.join(missing)}: set them in the environment")
     requests = module.plan(source_state(wh, spec.key, env))
-    fetched: list[Fetched] = []
-    not_modified = 0
     with client_factory(mirror) as client:
-        for request in requests:
-            try:
-                result = client.fetch(request)
-            except FetchError as exc:
-                hint = "" if mirror else f"; {OFFLINE_HINT}"
-                return run.record("failed", [f.entry for f in fetched], f"fetch failed ({exc.kind}): {exc}{hint}")
-            if result.not_modified:
-                not_modified += 1
-                continue
-            fetched.append(_store(store, spec.key, request, result, run.run_id))
-    entries = [f.entry for f in fetched]
-    if not fetched and not_modified:
+        if getattr(module, "SPIDER", None):  # a crawl goes where the client would: the same mirror
+            got = _gather_crawl(run, requests, store, mirror=client.mirror, settings=crawl_settings)
+        else:
+            got = _gather_http(client, module, requests, store, run.run_id)
+    entries = [f.entry for f in got.fetched]
+    if not got.fetched and got.not_modified and not got.failures:
         return run.record("unchanged", entries, reason="304 Not Modified")
     last = ledger.last_completed_run(wh.con, spec.key)
-    if last is not None and last["payload_sha256"] == ledger.payload_digest(entries):
+    if not got.failures and last is not None and last["payload_sha256"] == ledger.payload_digest(entries):
         return run.record("unchanged", entries, reason="payload sha256 equals the last completed run's")
-    items = run.parse(fetched, entries)
-    if isinstance(items, ledger.RunResult):
-        return items
+    pages = [_parse_page(module, f) for f in got.fetched]
+
+    # ---- DRIFT GUARDS: the one place a run's fetches and parse are judged (pipeline/guards.py) ----
+    evidence = guards.Evidence(
+        spec.key,
+        pages,
+        got.failures,
+        previous_figures(wh, spec.key),
+        guards.policy_for(module),
+        accept_drift=accept_drift,
+        hint="" if mirror else f"; {OFFLINE_HINT}",
+    )
+    verdicts = guards.evaluate(evidence)
+    decisive = guards.outcome(verdicts)
+    report = {"figures": evidence.figures(), "guards": [_verdict_json(v) for v in verdicts]}
+    if decisive is not None and decisive.outcome == "failed":
+        return run.record("failed", entries, decisive.reason, guard=decisive.guard, **report)
+    # ------------------------------------------------------------------------------------------------
+
+    items = [item for page in pages for item in page.items]
     if last is not None and last["records_fingerprint"] == parsed_fingerprint(items):
         return run.record("unchanged", entries, reason="parsed records fingerprint equals the last completed run's")
-    return run.load(entries, items, after_load=after_load, requests=len(requests))
+    return run.load(
+        entries,
+        items,
+        after_load=_with_decisions(after_load, spec.key, [v for v in verdicts if v.outcome == "accepted"]),
+        degraded=decisive.reason if decisive is not None else None,
+        requests=len(requests),
+        **report,
+    )
+
+
+def _verdict_json(v: guards.Verdict) -> dict[str, Any]:
+    return {"guard": v.guard, "outcome": v.outcome, "reason": v.reason, "urls": list(v.urls), **dict(v.detail)}
 
 
 def refresh(
@@ -221,15 +371,29 @@ def refresh(
     after_load: AfterLoad | None = None,
     on_start: Callable[[str], None] | None = None,
     on_done: Callable[[ledger.RunResult], None] | None = None,
+    accept_drift: Collection[str] = (),
+    crawl_settings: Mapping[str, Any] | None = None,
 ) -> list[ledger.RunResult]:
-    """Refresh ``keys`` (default: every catalogued source) one after another."""
+    """Refresh ``keys`` (default: every catalogued source) one after another.
+
+    ``accept_drift`` names sources whose row-drop guard a person waives for this run (recorded
+    as a curation decision); ``crawl_settings`` overrides scrapy settings of crawled sources.
+    """
     modules = [get_source(k) for k in keys] if keys else list(catalog().values())
     results = []
     for module in modules:
         if on_start:
             on_start(module.SOURCE.key)
         result = refresh_source(
-            wh, store, module, mirror=mirror, env=env, client_factory=client_factory, after_load=after_load
+            wh,
+            store,
+            module,
+            mirror=mirror,
+            env=env,
+            client_factory=client_factory,
+            after_load=after_load,
+            accept_drift=module.SOURCE.key in accept_drift,
+            crawl_settings=crawl_settings,
         )
         results.append(result)
         if on_done:

@@ -19,6 +19,16 @@ SOURCES: tuple[str, ...] = (
     # leaderboards crawled with scrapy, and leaderboard APIs and datasets (httpx)
     "swallow_leaderboard",
     "lexam",
+    "open_llm_leaderboard",
+    "helm",
+    "lmarena",
+    "livebench",
+    "terminal_bench",
+    "aider_polyglot",
+    "vals_ai",
+    "mercor_eval",
+    "vectara_hallucination_leaderboard",
+    "llm_stats",
 )
 
 

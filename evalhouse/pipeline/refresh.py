@@ -20,6 +20,8 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from evalhouse.common.resources import read_sql
 from evalhouse.ingest.catalog import catalog, get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
@@ -191,7 +193,7 @@ def _gather_http(
     follow = getattr(module, "follow", None)
     got = Gathered()
     queue = [(r, True) for r in requests]
-    seen = {r.url for r in requests}
+    seen = {str(httpx.URL(r.url).copy_merge_params(dict(r.params))) for r in requests}
     while queue and len(got.fetched) + len(got.failures) < MAX_FOLLOWED_PAGES:
         request, planned = queue.pop(0)
         try:
@@ -205,10 +207,23 @@ def _gather_http(
         fetched = _store(store, key, request, result, run_id)
         got.fetched.append(fetched)
         for nxt in follow(fetched.body, meta=fetched.meta) if follow else []:
-            if nxt.url not in seen:
-                seen.add(nxt.url)
-                queue.append((nxt, False))
+            key_url = str(httpx.URL(nxt.url).copy_merge_params(dict(nxt.params)))
+            if key_url not in seen:
+                seen.add(key_url)
+                queue.append((_inherit(request, nxt), False))
     return got
+
+
+def _inherit(parent: FetchRequest, child: FetchRequest) -> FetchRequest:
+    """A followed request keeps its parent's headers (and declared secrets) on the same origin."""
+    same = httpx.URL(parent.url).netloc == httpx.URL(child.url).netloc
+    if not same or not parent.headers:
+        return child
+    return replace(
+        child,
+        headers={**parent.headers, **child.headers},
+        secret_headers=parent.secret_headers | child.secret_headers,
+    )
 
 
 def _gather_crawl(

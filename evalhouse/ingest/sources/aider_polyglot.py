@@ -20,7 +20,7 @@ from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceSta
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
-from evalhouse.ingest.sources._pages import EmptyPlaceholder
+from evalhouse.ingest.sources._pages import EmptyPlaceholder, LayoutChanged
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 URL = "https://raw.githubusercontent.com/Aider-AI/aider/main/aider/website/_data/polyglot_leaderboard.yml"
@@ -60,7 +60,7 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     except yaml.YAMLError as exc:
         raise ParseError(f"the aider polyglot leaderboard is not YAML: {exc}") from exc
     if not isinstance(runs, list):
-        raise ParseError("the aider polyglot leaderboard is not a YAML list of runs")
+        raise LayoutChanged("layout changed: the aider polyglot leaderboard is not a YAML list of runs")
     if not runs:
         raise EmptyPlaceholder("empty placeholder: the aider polyglot leaderboard lists no runs")
     for i, run in enumerate(runs):

@@ -22,7 +22,7 @@ from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceSta
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
-from evalhouse.ingest.sources._pages import EmptyPlaceholder
+from evalhouse.ingest.sources._pages import EmptyPlaceholder, LayoutChanged
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 URL = "https://open-llm-leaderboard-open-llm-leaderboard.hf.space/api/leaderboard/formatted"
@@ -71,7 +71,7 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     if isinstance(rows, dict):
         rows = rows.get("rows", rows.get("data"))
     if not isinstance(rows, list):
-        raise ParseError("the Open LLM Leaderboard contents are not a JSON list of rows")
+        raise LayoutChanged("layout changed: the Open LLM Leaderboard contents are not a JSON list of rows")
     if not rows:
         raise EmptyPlaceholder("empty placeholder: the Open LLM Leaderboard contents list no rows")
     for i, row in enumerate(rows):

@@ -100,19 +100,29 @@ def refresh(
         typer.Option(help="Replay pinned payloads from a directory or base URL instead of the live hosts."),
     ] = None,
     skip_validation: SkipValidation = False,
+    accept_drift: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--accept-drift",
+            help="Accept a real shrink of this source (repeatable): its row-drop guard passes for this run, "
+            "recorded as a curation decision.",
+        ),
+    ] = None,
     json_out: JsonFlag = False,
 ) -> None:
     """The nightly refresh: fetch every source, keep the bytes, parse, validate, load.
 
     Per source: plan -> fetch -> raw store -> unchanged payload? stop -> parse -> unchanged
-    records? stop -> validate (bad rows to quarantine) -> load in one transaction -> one
-    ingest_run row. A failing source never touches another's data; the exit code is 1 when any
-    source failed.
+    records? stop -> drift guards (rows dropped > 10%, empty placeholder table, bot-check page,
+    layout changed, values outside registry bounds, oversize body, redirect loop: failed; some
+    pages missing: partial) -> validate (bad rows to quarantine) -> load in one transaction ->
+    one ingest_run row. Crawled sources (scrapy) run in the same process. A failing source never
+    touches another's data; the exit code is 1 when any source failed.
     """
     path = db_path(ctx)
     store = RawStore(raw_store_path(path))
     known = set(catalog())
-    unknown = [k for k in source or [] if k not in known]
+    unknown = [k for k in [*(source or []), *(accept_drift or [])] if k not in known]
     if unknown:
         raise fail(f"unknown source(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     keys = source or list(catalog())
@@ -127,6 +137,7 @@ def refresh(
                 keys,
                 mirror=mirror,
                 after_load=after_load,
+                accept_drift=set(accept_drift or ()),
                 on_start=lambda key: progress.update(task, description=f"refreshing {key}"),
                 on_done=lambda _r: progress.advance(task),
             )

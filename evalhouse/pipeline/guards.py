@@ -94,6 +94,7 @@ class Previous:
     run_id: str
     records: int
     by_url: Mapping[str, int] = field(default_factory=dict)
+    missing: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,23 @@ class Evidence:
 
     def figures(self) -> dict[str, Any]:
         """What the next run compares against (stored in the run's details)."""
-        return {"records": self.records, "by_url": {p.url: p.records for p in self.pages}}
+        return {
+            "records": self.records,
+            "by_url": {p.url: p.records for p in self.pages},
+            "missing": sorted(missing_urls(self.failures)),
+        }
+
+
+def missing_urls(failures: list[Failure]) -> set[str]:
+    return {f.url for f in failures if f.key in MISSING_KINDS}
+
+
+def nothing_new_missing(failures: list[Failure], previous: Previous | None) -> bool:
+    """No fetch failed, or only pages the last completed run was already missing."""
+    gone = missing_urls(failures)
+    if len(gone) != len(failures):
+        return False
+    return not gone or (previous is not None and gone <= previous.missing)
 
 
 @dataclass(frozen=True)
@@ -156,6 +173,22 @@ def policy_for(module: Any) -> dict[str, Any]:
 
 
 @guard
+def bot_check(ev: Evidence) -> Verdict | None:
+    """A Cloudflare / bot-check page came back instead of the content."""
+    for page in ev.pages:
+        head = page.body[:65536].decode("utf-8", "replace").casefold()
+        if marker := next((m for m in BOT_MARKERS if m in head), None):
+            return Verdict(
+                "bot_check", "failed", f"bot check page instead of content at {page.url} ({marker!r})", (page.url,)
+            )
+    for failure in ev.failures:
+        text = failure.message.casefold()
+        if marker := next((m for m in BOT_MARKERS if m in text), None):
+            return Verdict("bot_check", "failed", f"bot check page at {failure.url} ({marker!r})", (failure.url,))
+    return None
+
+
+@guard
 def fetch_faults(ev: Evidence) -> Verdict | None:
     """Oversize body, redirect loop, timeouts, refused connections, 5xx: the run fails."""
     bad = [f for f in ev.failures if f.key not in MISSING_KINDS]
@@ -170,22 +203,6 @@ def fetch_faults(ev: Evidence) -> Verdict | None:
         f"{label} ({first.kind}): {first.message}{more}{ev.hint}",
         tuple(f.url for f in bad),
     )
-
-
-@guard
-def bot_check(ev: Evidence) -> Verdict | None:
-    """A Cloudflare / bot-check page came back instead of the content."""
-    for page in ev.pages:
-        head = page.body[:65536].decode("utf-8", "replace").casefold()
-        if marker := next((m for m in BOT_MARKERS if m in head), None):
-            return Verdict(
-                "bot_check", "failed", f"bot check page instead of content at {page.url} ({marker!r})", (page.url,)
-            )
-    for failure in ev.failures:
-        text = failure.message.casefold()
-        if marker := next((m for m in BOT_MARKERS if m in text), None):
-            return Verdict("bot_check", "failed", f"bot check page at {failure.url} ({marker!r})", (failure.url,))
-    return None
 
 
 @guard

@@ -206,12 +206,22 @@ def _gather_http(
             continue
         fetched = _store(store, key, request, result, run_id)
         got.fetched.append(fetched)
-        for nxt in follow(fetched.body, meta=fetched.meta) if follow else []:
+        for nxt in _follow(follow, fetched):
             key_url = str(httpx.URL(nxt.url).copy_merge_params(dict(nxt.params)))
             if key_url not in seen:
                 seen.add(key_url)
                 queue.append((_inherit(request, nxt), False))
     return got
+
+
+def _follow(follow: Callable[..., list[FetchRequest]] | None, fetched: Fetched) -> list[FetchRequest]:
+    """What a payload links to; an unreadable payload links nowhere (its parse reports why)."""
+    if follow is None:
+        return []
+    try:
+        return follow(fetched.body, meta=fetched.meta)
+    except ParseError:
+        return []
 
 
 def _inherit(parent: FetchRequest, child: FetchRequest) -> FetchRequest:
@@ -280,7 +290,12 @@ def previous_figures(wh: Warehouse, key: str) -> guards.Previous | None:
         "SELECT n_read, details FROM ingest_run WHERE run_id = ?", [last["run_id"]]
     ).fetchone()
     figures = (json.loads(details) if details else {}).get("figures") or {}
-    return guards.Previous(last["run_id"], int(figures.get("records", n_read)), figures.get("by_url") or {})
+    return guards.Previous(
+        last["run_id"],
+        int(figures.get("records", n_read)),
+        figures.get("by_url") or {},
+        frozenset(figures.get("missing") or ()),
+    )
 
 
 def _with_decisions(after_load: AfterLoad | None, key: str, accepted: list[guards.Verdict]) -> AfterLoad | None:
@@ -337,7 +352,11 @@ def refresh_source(
     if not got.fetched and got.not_modified and not got.failures:
         return run.record("unchanged", entries, reason="304 Not Modified")
     last = ledger.last_completed_run(wh.con, spec.key)
-    if not got.failures and last is not None and last["payload_sha256"] == ledger.payload_digest(entries):
+    previous = previous_figures(wh, spec.key)
+    # Pages the last completed run was already missing (Swallow's unpublished model pages) are
+    # not news; a newly missing page is, even when the records it held are elsewhere too.
+    same_gaps = guards.nothing_new_missing(got.failures, previous)
+    if same_gaps and last is not None and last["payload_sha256"] == ledger.payload_digest(entries):
         return run.record("unchanged", entries, reason="payload sha256 equals the last completed run's")
     pages = [_parse_page(module, f) for f in got.fetched]
 
@@ -346,7 +365,7 @@ def refresh_source(
         spec.key,
         pages,
         got.failures,
-        previous_figures(wh, spec.key),
+        previous,
         guards.policy_for(module),
         accept_drift=accept_drift,
         hint="" if mirror else f"; {OFFLINE_HINT}",
@@ -359,7 +378,7 @@ def refresh_source(
     # ------------------------------------------------------------------------------------------------
 
     items = [item for page in pages for item in page.items]
-    if last is not None and last["records_fingerprint"] == parsed_fingerprint(items):
+    if same_gaps and last is not None and last["records_fingerprint"] == parsed_fingerprint(items):
         return run.record("unchanged", entries, reason="parsed records fingerprint equals the last completed run's")
     return run.load(
         entries,

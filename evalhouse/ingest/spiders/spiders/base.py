@@ -24,7 +24,7 @@ from twisted.python.failure import Failure
 
 from evalhouse.ingest.fetch import FetchRequest
 from evalhouse.ingest.mirror import mirror_url
-from evalhouse.ingest.source import FetchMeta, SourceModule
+from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.ingest.spiders.items import FailedPage, PageItem
 
 _KEEP_HEADERS = ("content-type", "etag", "last-modified", "date", "server", "cache-control")
@@ -97,7 +97,11 @@ class SourceSpider(scrapy.Spider):
         if follow is None:
             return
         meta = FetchMeta(self.module.SOURCE.key, page.url, "", page.retrieved_at, content_type, page.label)
-        for nxt in follow(response.body, meta=meta):
+        try:
+            found = follow(response.body, meta=meta)
+        except ParseError:  # the page's parse reports why; an unreadable page links nowhere
+            return
+        for nxt in found:
             if (req := self._request(nxt, depth=info["depth"] + 1, planned=False)) is not None:
                 yield req
 

@@ -22,6 +22,7 @@ from evalhouse.ingest.sources import (
     helm,
     lexam,
     livebench,
+    llm_stats,
     lmarena,
     mercor_eval,
     open_llm_leaderboard,
@@ -30,7 +31,6 @@ from evalhouse.ingest.sources import (
     vals_ai,
     vectara_hallucination_leaderboard,
 )
-from evalhouse.ingest.sources import llm_stats
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SWALLOW = "formats/swallow-leaderboard/site"
@@ -54,7 +54,7 @@ def encode_astro(value: Any) -> Any:
 def vals_page(view: dict[str, Any]) -> bytes:
     props = html.escape(json.dumps({"benchmarkView": encode_astro(view)}), quote=True)
     return (
-        '<!DOCTYPE html><html><head><title>Vals AI</title></head><body><main>'
+        "<!DOCTYPE html><html><head><title>Vals AI</title></head><body><main>"
         f'<astro-island uid="Z1" component-url="/_astro/BenchmarkView.Cx1.js" props="{props}" ssr client="load">'
         "</astro-island></main></body></html>"
     ).encode()

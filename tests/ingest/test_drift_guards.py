@@ -35,7 +35,6 @@ from evalhouse.ingest.sources import (
     open_llm_leaderboard,
     swallow_leaderboard,
     terminal_bench,
-    vals_ai,
     vectara_hallucination_leaderboard,
 )
 from evalhouse.pipeline import guards
@@ -179,14 +178,26 @@ LAYOUT = {
 }
 BOUNDS = {
     "open-llm-leaderboard": lambda b: _json(
-        b, lambda rows: [{**r, "evaluations": {k: {**v, "value": v["value"] * 100} for k, v in r["evaluations"].items()}} for r in rows]
+        b,
+        lambda rows: [
+            {**r, "evaluations": {k: {**v, "value": v["value"] * 100} for k, v in r["evaluations"].items()}}
+            for r in rows
+        ],
     ),
     "helm": lambda b: _json(
-        b, lambda tabs: [{**tabs[0], "rows": [[r[0]] + [{**c, "value": (c["value"] or 0) * 100} for c in r[1:]] for r in tabs[0]["rows"]]}]
+        b,
+        lambda tabs: [
+            {
+                **tabs[0],
+                "rows": [[r[0]] + [{**c, "value": (c["value"] or 0) * 100} for c in r[1:]] for r in tabs[0]["rows"]],
+            }
+        ],
     ),
     "livebench": lambda b: _csv(b, lambda rows: _scaled(rows, 10)),
     "terminal-bench": _tb(lambda rows: [{**r, "accuracy": r["accuracy"] * 10} for r in rows]),
-    "aider-polyglot": lambda b: yaml.safe_dump([{**r, "pass_rate_2": r["pass_rate_2"] * 100} for r in yaml.safe_load(b)]).encode(),
+    "aider-polyglot": lambda b: yaml.safe_dump(
+        [{**r, "pass_rate_2": r["pass_rate_2"] * 100} for r in yaml.safe_load(b)]
+    ).encode(),
     "vals-ai": _vals(_vals_scale),
     "mercor-eval": lambda b: _json(
         b, lambda d: {**d, "rows": [{**r, "metrics": {**r["metrics"], "meanScore": 42.2}} for r in d["rows"]]}
@@ -209,14 +220,26 @@ def night(board_mirror: Path, shared: Path, tmp_path: Path) -> Iterator[tuple]:
         store = RawStore(tmp_path / "raw")
         first = _refresh(wh, store, srv, list(PRIMARY))
         assert {r.status for r in first} <= {"completed", "partial"}
-        yield wh, store, srv, payloads(shared), json.loads((shared / "formats/vals_ai/finance_agent_payload.json").read_text())
+        yield (
+            wh,
+            store,
+            srv,
+            payloads(shared),
+            json.loads((shared / "formats/vals_ai/finance_agent_payload.json").read_text()),
+        )
 
 
 def _refresh(wh, store, srv, keys, **kw):
     client = lambda mirror: HttpClient(mirror=mirror, **FAST)  # noqa: E731
     return R.refresh(
-        wh, store, keys, mirror=f"{srv.url}/m", client_factory=client, env=ENV,
-        crawl_settings={"DOWNLOAD_MAXSIZE": MAX_BYTES * 4}, **kw,
+        wh,
+        store,
+        keys,
+        mirror=f"{srv.url}/m",
+        client_factory=client,
+        env=ENV,
+        crawl_settings={"DOWNLOAD_MAXSIZE": MAX_BYTES * 4},
+        **kw,
     )
 
 
@@ -249,7 +272,9 @@ def _check(night, table: dict, guard: str, words: str, extra: list[tuple] = ()) 
     cases = [(s, PRIMARY[s], c) for s, c in table.items() if c is not None] + list(extra)
     assert len(cases) == 10
     for source, url, change in cases:
-        result = _variant(night, source, url, Reply(200, _changed(night, source, change) if url == PRIMARY[source] else change))
+        result = _variant(
+            night, source, url, Reply(200, _changed(night, source, change) if url == PRIMARY[source] else change)
+        )
         guard_name = night[0].scalar("SELECT details->>'guard' FROM ingest_run WHERE run_id = ?", [result.run_id])
         if result.status == "failed" and guard_name == guard and words in result.error:
             failed.append(source)
@@ -273,15 +298,24 @@ def test_layout_changed(night) -> None:
 def test_values_outside_registry_bounds(night) -> None:
     doc = json.loads(night[3][VECTARA_FILE])
     doc["results"]["hallucination_rate"]["hallucination_rate"] = 330.0
-    _check(night, BOUNDS, "bounds", "values outside registry bounds",
-           [("vectara-hallucination-leaderboard", VECTARA_FILE, json.dumps(doc).encode())])
+    _check(
+        night,
+        BOUNDS,
+        "bounds",
+        "values outside registry bounds",
+        [("vectara-hallucination-leaderboard", VECTARA_FILE, json.dumps(doc).encode())],
+    )
 
 
 @pytest.mark.parametrize(
     ("guard", "reply", "words"),
     [
         ("bot_check", Reply(200, BOT_PAGE, headers={"Content-Type": "text/html"}), "bot check"),
-        ("bot_check", Reply(403, BOT_PAGE, headers={"Content-Type": "text/html", "cf-mitigated": "challenge"}), "bot check"),
+        (
+            "bot_check",
+            Reply(403, BOT_PAGE, headers={"Content-Type": "text/html", "cf-mitigated": "challenge"}),
+            "bot check",
+        ),
         ("fetch", Reply(200, b"x" * 1024, repeat=MAX_BYTES // 1024 + 8), "oversize body"),
     ],
 )
@@ -359,7 +393,17 @@ def test_accept_drift_is_a_recorded_decision(night) -> None:
 def test_cli_accept_drift_flag(board_mirror: Path, tmp_path: Path) -> None:
     db = tmp_path / "cli.duckdb"
     with serve(static_dir=board_mirror) as srv:
-        base = ["--db", str(db), "refresh", "--source", "aider-polyglot", "--mirror", f"{srv.url}/m", "--json", "--skip-validation"]
+        base = [
+            "--db",
+            str(db),
+            "refresh",
+            "--source",
+            "aider-polyglot",
+            "--mirror",
+            f"{srv.url}/m",
+            "--json",
+            "--skip-validation",
+        ]
         assert CliRunner().invoke(app, base).exit_code == 0
         body = (board_mirror / _path(aider_polyglot.URL)[1:]).read_bytes()
         srv.route(_path(aider_polyglot.URL), Reply(200, yaml.safe_dump(yaml.safe_load(body)[:1]).encode()))

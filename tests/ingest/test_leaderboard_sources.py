@@ -8,12 +8,10 @@ independently of the parsers.
 from __future__ import annotations
 
 import csv
-import io
 import json
 from pathlib import Path
 
 import chompjs
-import pytest
 import yaml
 from fixture_mirror import ENV, FIXTURES, MERCOR, SWALLOW, VALS, VECTARA
 from typer.testing import CliRunner
@@ -43,7 +41,9 @@ def refresh(wh: Warehouse, store: RawStore, srv, keys: list[str], **kw) -> dict:
 def expected_rows(shared: Path) -> dict[str, int]:
     """Rows (one record each) per source, counted from the fixture files themselves."""
     f = FIXTURES
-    js = [(shared / SWALLOW / n).read_text() for n in ("swallow_leaderboard_pre_en.js", "swallow_leaderboard_post_en.js")]
+    js = [
+        (shared / SWALLOW / n).read_text() for n in ("swallow_leaderboard_pre_en.js", "swallow_leaderboard_post_en.js")
+    ]
     swallow = sum(len(chompjs.parse_js_object(t[t.index("g_models") :].split("=", 1)[1])) for t in js)
     lexam_html = (shared / "formats/lexam/leaderboard.html").read_text()
     lexam_labels = {
@@ -61,7 +61,9 @@ def expected_rows(shared: Path) -> dict[str, int]:
         "livebench": livebench,
         "terminal-bench": sum(len(json.loads(p.read_text())["rows"]) for p in (f / "terminal-bench").glob("*.json")),
         "aider-polyglot": len(yaml.safe_load((f / "aider-polyglot/polyglot_leaderboard.yml").read_text())),
-        "vals-ai": len({m for t in json.loads((shared / VALS).read_text())["benchmarks"][0]["tasks"].values() for m in t}),
+        "vals-ai": len(
+            {m for t in json.loads((shared / VALS).read_text())["benchmarks"][0]["tasks"].values() for m in t}
+        ),
         "mercor-eval": len(json.loads((shared / MERCOR).read_text())["leaderboards"]["rows"]),
         "vectara-hallucination-leaderboard": len(json.loads((shared / VECTARA).read_text())),
         "llm-stats": len({(s["model_id"], s["self_reported"]) for s in scores}),
@@ -118,9 +120,7 @@ def test_who_measured_what(board_server, tmp_path: Path) -> None:
     with Warehouse.open(tmp_path / "w.duckdb") as wh:
         refresh(wh, RawStore(tmp_path / "raw"), board_server, ["llm-stats", "swallow-leaderboard", "terminal-bench"])
         rows = dict(
-            wh.con.execute(
-                "SELECT source_key || ':' || evaluated_by, count(*) FROM score GROUP BY 1"
-            ).fetchall()
+            wh.con.execute("SELECT source_key || ':' || evaluated_by, count(*) FROM score GROUP BY 1").fetchall()
         )
     # LLM Stats: the developers' own claims stay apart from third-party numbers.
     assert rows["llm-stats:model_developer"] == 7 and rows["llm-stats:independent_evaluator"] == 1
@@ -133,7 +133,11 @@ def test_who_measured_what(board_server, tmp_path: Path) -> None:
 def test_versions_stay_distinct(board_server, tmp_path: Path) -> None:
     with Warehouse.open(tmp_path / "w.duckdb") as wh:
         refresh(wh, RawStore(tmp_path / "raw"), board_server, ["terminal-bench", "livebench", "open-llm-leaderboard"])
-        tbench = dict(wh.con.execute("SELECT benchmark_id, count(*) FROM score WHERE source_key = 'terminal-bench' GROUP BY 1").fetchall())
+        tbench = dict(
+            wh.con.execute(
+                "SELECT benchmark_id, count(*) FROM score WHERE source_key = 'terminal-bench' GROUP BY 1"
+            ).fetchall()
+        )
         assert tbench == {"terminal_bench_v2": 6, "terminal_bench_v3": 3}
         releases = wh.con.execute(
             "SELECT DISTINCT setup_key FROM score WHERE source_key = 'livebench' ORDER BY 1"
@@ -145,8 +149,15 @@ def test_versions_stay_distinct(board_server, tmp_path: Path) -> None:
             " WHERE benchmark_id = 'livebench.typos' AND m.name = 'gpt-4o-2024-11-20'"
         )
         assert cells == 2
-        v2 = {r[0] for r in wh.con.execute("SELECT DISTINCT benchmark_id FROM score WHERE source_key = 'open-llm-leaderboard'").fetchall()}
-        assert v2 == {f"open_llm_leaderboard_v2.{b}" for b in ("ifeval", "bbh", "math_lvl5", "gpqa", "musr", "mmlu_pro")}
+        v2 = {
+            r[0]
+            for r in wh.con.execute(
+                "SELECT DISTINCT benchmark_id FROM score WHERE source_key = 'open-llm-leaderboard'"
+            ).fetchall()
+        }
+        assert v2 == {
+            f"open_llm_leaderboard_v2.{b}" for b in ("ifeval", "bbh", "math_lvl5", "gpqa", "musr", "mmlu_pro")
+        }
 
 
 def test_one_base_model_through_many_sources_and_audit_shows_each(board_server, tmp_path: Path) -> None:

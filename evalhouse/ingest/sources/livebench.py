@@ -37,7 +37,10 @@ SOURCE = SourceSpec(
     cadence="weekly",
     parser_version="livebench/1",
     collection="livebench",
-    description="LiveBench's own runs, per release and task (reasoning, coding, mathematics, data analysis, language, IF).",
+    description=(
+        "LiveBench's own runs, per release and task (reasoning, coding, mathematics, data analysis, "
+        "language, instruction following)."
+    ),
     licence="LiveBench results (Apache-2.0 repository)",
 )
 BOARD = Board(SOURCE, "benchmark_creator", "livebench")

@@ -40,7 +40,10 @@ SOURCE = SourceSpec(
     cadence="daily",
     parser_version="llm-stats/1",
     collection="llm-stats",
-    description="LLM Stats' collection of benchmark scores: developers' self-reported claims and third-party numbers, with source URLs.",
+    description=(
+        "LLM Stats' collection of benchmark scores: developers' self-reported claims and third-party "
+        "numbers, with source URLs."
+    ),
     required_env=(KEY_ENV,),
     licence="LLM Stats API terms (attribution required)",
 )

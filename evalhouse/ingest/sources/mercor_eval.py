@@ -39,7 +39,10 @@ SOURCE = SourceSpec(
     cadence="daily",
     parser_version="mercor-eval/1",
     collection="mercor-eval",
-    description="Mercor's own runs of APEX-Agents (and its other benchmarks): pass@1/pass@8 with CIs, pass^8, mean score, per domain.",
+    description=(
+        "Mercor's own runs of APEX-Agents (and its other benchmarks): pass@1/pass@8 with CIs, pass^8, "
+        "mean score, per domain."
+    ),
     required_env=(KEY_ENV,),
     licence="Mercor evaluation exports (terms of the API key)",
 )
@@ -134,7 +137,7 @@ def _row(row: Mapping[str, Any], locator: str, meta: FetchMeta) -> Iterator[Pars
         )
     name = str((row.get("model") or {}).get("name") or config.get("model") or "")
     provider = str(config.get("provider") or "")
-    developer = name.split("/")[0] if "/" in name else PROVIDERS.get(provider, provider) or None
+    developer = name.split("/", maxsplit=1)[0] if "/" in name else PROVIDERS.get(provider, provider) or None
     facts = {
         k: common.fact_text(config.get(k))
         for k in ("reasoningEffort", "verbosity", "temperature", "maxSteps", "agentConfigId")

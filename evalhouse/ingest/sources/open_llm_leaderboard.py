@@ -131,7 +131,7 @@ def _row(row: Any, locator: str, meta: FetchMeta) -> Iterator[ParseItem]:
             facts[key] = common.fact_text((row.get(group) or {}).get(key))
     yield BOARD.record(
         meta,
-        Model(id=name, name=name, developer=name.split("/")[0], details=facts, availability="open_weights"),
+        Model(id=name, name=name, developer=name.split("/", maxsplit=1)[0], details=facts, availability="open_weights"),
         results,
         (locator, payload),
     )

@@ -40,7 +40,9 @@ SOURCE = SourceSpec(
     cadence="daily",
     parser_version="terminal-bench/1",
     collection="terminal-bench",
-    description="Terminal-Bench 2.0 and 3.0 agent x model accuracies with 95% CI half-widths, from the site's JSON endpoint.",
+    description=(
+        "Terminal-Bench 2.0 and 3.0 agent x model accuracies with 95% CI half-widths, from the site's JSON endpoint."
+    ),
     licence="Terminal-Bench leaderboard (Apache-2.0 project)",
 )
 BOARD = Board(SOURCE, "community", "terminal-bench-harness")

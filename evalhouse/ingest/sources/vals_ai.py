@@ -56,9 +56,9 @@ def follow(body: bytes, *, meta: FetchMeta) -> list[FetchRequest]:
     found: list[FetchRequest] = []
     for a in doc.find_all("a", href=True):
         url = pages.same_site_link(meta.url, a["href"])
-        if url and url.rstrip("/").rsplit("/", 2)[-2:-1] == ["benchmarks"] and url != INDEX:
-            if all(r.url != url for r in found):
-                found.append(FetchRequest(url=url, label="benchmark"))
+        is_page = url and url.rstrip("/").rsplit("/", 2)[-2:-1] == ["benchmarks"] and url != INDEX
+        if is_page and all(r.url != url for r in found):
+            found.append(FetchRequest(url=url, label="benchmark"))
     return found
 
 

@@ -51,7 +51,9 @@ SOURCE = SourceSpec(
     cadence="weekly",
     parser_version="vectara-hallucination-leaderboard/1",
     collection="vectara-hallucination-leaderboard",
-    description="Vectara's HHEM-judged summarisation runs: hallucination, factual consistency and answer rates, per category.",
+    description=(
+        "Vectara's HHEM-judged summarisation runs: hallucination, factual consistency and answer rates, per category."
+    ),
     licence="Apache-2.0 (vectara/results dataset)",
 )
 BOARD = Board(SOURCE, "benchmark_creator", "hhem")

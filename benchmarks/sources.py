@@ -44,20 +44,19 @@ def main(shared: Path) -> None:
     print(
         f"{'source':36} {'runner':7} {'pages':>6} {'rows':>6} {'wall s':>7} {'cpu s':>6} {'pages/s':>8} {'rows/s':>8}"
     )
+
+    def client(mirror: str | None) -> HttpClient:
+        return HttpClient(mirror=mirror, trust_env=False)
+
     with serve(static_dir=tmp) as srv, Warehouse.open(tmp / "w.duckdb") as wh:
         store = RawStore(tmp / "raw")
-        R.refresh(wh, store, ["lexam"], mirror=f"{srv.url}/m", env=ENV)  # start scrapy's reactor once
+        R.refresh(wh, store, ["lexam"], R.RefreshOptions(mirror=f"{srv.url}/m", env=ENV))  # start the reactor once
         wh.con.execute("DELETE FROM score; DELETE FROM evaluation; DELETE FROM ingest_run")
         for key in keys:
             runner = "scrapy" if getattr(catalog()[key], "SPIDER", None) else "httpx"
             wall, cpu = time.perf_counter(), time.process_time()
             (result,) = R.refresh(
-                wh,
-                store,
-                [key],
-                mirror=f"{srv.url}/m",
-                env=ENV,
-                client_factory=lambda m: HttpClient(mirror=m, trust_env=False),
+                wh, store, [key], R.RefreshOptions(mirror=f"{srv.url}/m", env=ENV, client_factory=client)
             )
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             pages = _pages(wh, result.run_id)

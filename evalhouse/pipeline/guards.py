@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from evalhouse.curation.canonicalise import Canonicaliser, Rejection
-from evalhouse.curation.registry import load_registry
+from evalhouse.curation.registry import Registry, load_registry
 from evalhouse.ingest.source import ParseError
 from evalhouse.ingest.sources._pages import EmptyPlaceholder, LayoutChanged
 from evalhouse.schema.records import ParsedRecord, ParseItem
@@ -106,6 +106,7 @@ class Evidence:
     policy: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULTS))
     accept_drift: bool = False
     hint: str = ""
+    registry: Registry = field(default_factory=load_registry)  # the run's registry (bounds guard)
 
     @property
     def records(self) -> int:
@@ -243,7 +244,7 @@ def out_of_bounds(ev: Evidence) -> Verdict | None:
     """Values outside their registry metric's bounds (a unit or scale the parser no longer knows)."""
     if not ev.policy.get("bounds", True):
         return None
-    canon = Canonicaliser(load_registry())
+    canon = Canonicaliser(ev.registry)
     bad: list[str] = []
     total = 0
     for page in ev.pages:

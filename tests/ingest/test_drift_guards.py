@@ -231,16 +231,14 @@ def night(board_mirror: Path, shared: Path, tmp_path: Path) -> Iterator[tuple]:
 
 def _refresh(wh, store, srv, keys, **kw):
     client = lambda mirror: HttpClient(mirror=mirror, **FAST)  # noqa: E731
-    return R.refresh(
-        wh,
-        store,
-        keys,
+    options = R.RefreshOptions(
         mirror=f"{srv.url}/m",
         client_factory=client,
         env=ENV,
         crawl_settings={"DOWNLOAD_MAXSIZE": MAX_BYTES * 4},
         **kw,
     )
+    return R.refresh(wh, store, keys, options)
 
 
 def _path(url: str) -> str:

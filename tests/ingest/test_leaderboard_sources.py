@@ -34,7 +34,8 @@ def fast_client(mirror: str | None) -> HttpClient:
 
 
 def refresh(wh: Warehouse, store: RawStore, srv, keys: list[str], **kw) -> dict:
-    results = R.refresh(wh, store, keys, mirror=f"{srv.url}/m", client_factory=fast_client, env=ENV, **kw)
+    options = R.RefreshOptions(mirror=f"{srv.url}/m", client_factory=fast_client, env=ENV, **kw)
+    results = R.refresh(wh, store, keys, options)
     return {r.source_key: r for r in results}
 
 

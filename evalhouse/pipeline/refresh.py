@@ -28,8 +28,8 @@ from evalhouse.ingest.source import ParseError, SourceModule, SourceState
 from evalhouse.pipeline import guards, ledger
 from evalhouse.pipeline.reparse import reload_stored
 from evalhouse.pipeline.source_run import Fetched, SourceRun, parsed_fingerprint, store_fetch, tag_items
-from evalhouse.warehouse.load import insert_rows
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import insert_rows
 from evalhouse.warehouse.raw_store import RawStore
 
 OFFLINE_HINT = (

@@ -123,11 +123,12 @@ class SourceRun:
         compare_as: ledger.LastRun | None = None,
         replace_source: bool = False,
         status: ledger.RunStatus | None = None,
-        degraded: str | None = None,
         **details: Any,
     ) -> ledger.RunResult:
         """Load ``items`` in one transaction. ``compare_as`` keeps a previous run's payload digest and
-        records fingerprint (a reparse changes how rows are read, not what the source said)."""
+        records fingerprint (a reparse changes how rows are read, not what the source said).
+        ``details["degraded"]`` (a drift guard's reason) makes a successful load ``partial``."""
+        degraded = details.pop("degraded", None)
         plan = ledger.LoadPlan(
             entries=entries,
             items=lambda: items,

@@ -41,7 +41,7 @@ def _portable(name: str) -> bool:
         name.lower() in {".", "..", "unknown", "data"}
         or INVALID_COMPONENT.search(name)
         or name.endswith((".", " "))
-        or name.split(".")[0].upper() in WINDOWS_RESERVED
+        or name.split(".", maxsplit=1)[0].upper() in WINDOWS_RESERVED
     )
 
 

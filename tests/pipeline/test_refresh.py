@@ -338,4 +338,10 @@ def test_offline_refresh_fails_cleanly_and_says_how_to_replay(tmp_path: Path) ->
         results = R.refresh(wh, RawStore(tmp_path / "raw"), None, R.RefreshOptions(env={}, client_factory=offline))
         assert wh.scalar("SELECT count(*) FROM ingest_run WHERE status = 'failed'") == len(catalog())
     assert [r.status for r in results] == ["failed"] * len(catalog())
-    assert all("connection" in r.error and "make mirror" in r.error and "MIRROR=" in r.error for r in results)
+    keyed = {k for k, m in catalog().items() if m.SOURCE.required_env}  # no key set: refused before any fetch
+    assert all("missing credential" in r.error for r in results if r.source_key in keyed)
+    assert all(
+        "connection" in r.error and "make mirror" in r.error and "MIRROR=" in r.error
+        for r in results
+        if r.source_key not in keyed
+    )

@@ -192,6 +192,7 @@ def import_tree(
             registry=registry,
             collection=collection,
             allow_provisional=True,
+            identity_from="id",
             after_load=after_load,
             details={"root": str(root), "collection": collection},
         )

@@ -24,12 +24,14 @@ from typing import Any, Literal
 
 import duckdb
 
+from evalhouse.curation.identity import IdentityFrom
 from evalhouse.curation.registry import Registry
 from evalhouse.schema.records import ParseItem
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, first_row
 from evalhouse.warehouse.decisions import record_decisions
-from evalhouse.warehouse.load import Loader, LoadReport, insert_rows
+from evalhouse.warehouse.insert import insert_rows
+from evalhouse.warehouse.load import LoadContext, Loader, LoadReport
 from evalhouse.warehouse.raw_store import RawEntry
 from evalhouse.warehouse.registry_sync import sync_registry
 
@@ -66,6 +68,7 @@ class RunContext:
     parser_version: str | None = None
     collection: str | None = None
     allow_provisional: bool = False
+    identity_from: IdentityFrom = "name"  # which model_info field names the artefact (curation.identity)
     after_load: AfterLoad | None = None
     details: dict[str, Any] = field(default_factory=dict)
     run_id: str = ""
@@ -196,11 +199,14 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
                 remove_parsed_rows(con, ctx.source.source_key)
             loader = Loader(
                 con,
-                source_key=ctx.source.source_key,
-                run_id=ctx.run_id,
-                collection=ctx.collection,
-                registry=ctx.registry,
-                allow_provisional=ctx.allow_provisional,
+                LoadContext(
+                    source_key=ctx.source.source_key,
+                    run_id=ctx.run_id,
+                    registry=ctx.registry,
+                    collection=ctx.collection,
+                    allow_provisional=ctx.allow_provisional,
+                    identity_from=ctx.identity_from,
+                ),
             )
             result.report = loader.load(plan.items(), raw_sha256=digest or "none")
             result.status = _status(result.report)

@@ -161,7 +161,7 @@ def test_resolutions_and_metric_choices_are_logged_once(wh: Warehouse) -> None:
     assert metrics >= wh.scalar("SELECT count(*) FROM v_benchmark_metric")
     with wh.transaction() as con:
         again = record_decisions(con, "test-rerun")
-    assert again == {"conflict_resolution": 0, "canonical_metric": 0}
+    assert again == {"supersession": 0, "conflict_resolution": 0, "canonical_metric": 0}
 
 
 def test_canonical_metric_per_benchmark_keeps_accuracy_and_exact_match_apart(wh: Warehouse) -> None:

@@ -113,15 +113,15 @@ def test_a_score_chain_reaches_the_bytes(wh: Warehouse, db: Path) -> None:
 def test_a_conflict_resolution_of_the_cell_is_listed(db: Path) -> None:
     with Warehouse.open(db) as wh:
         score_id = zephyr_score(wh)
-        cell = wh.con.execute(
-            "SELECT config_id, benchmark_id, metric_id, setup_key FROM score WHERE score_id = ?", [score_id]
-        ).fetchall()[0]
-        subject = dict(zip(("config_id", "benchmark_id", "metric_id", "setup_key"), cell, strict=True))
+        (cell_id,) = wh.con.execute("SELECT cell_id FROM v_cell_candidates WHERE score_id = ?", [score_id]).fetchall()[
+            0
+        ]
+        subject = {"cell_id": cell_id}
         wh.con.execute(
             "INSERT INTO curation_decision (kind, rule, subject, detail) VALUES"
             " ('conflict_resolution', 'policy prefer-independent', ?, '{}'),"
             " ('conflict_resolution', 'policy mean', ?, '{}')",
-            [json.dumps(subject), json.dumps(subject | {"setup_key": "shots=5"})],
+            [json.dumps(subject), json.dumps({"cell_id": "another cell"})],
         )
         chain = score_chain(wh.con, score_id)
     rules = [d["rule"] for d in chain["decisions"] if d["kind"] == "conflict_resolution"]
@@ -153,15 +153,18 @@ def test_audit_model_by_source_id_and_by_name(wh: Warehouse, db: Path) -> None:
     one = model_report(wh.con, "Otter 13B", benchmark="other_bench")  # by the raw benchmark name
     assert [s["raw_value"] for s in one["scores"]] == [44.0]
     assert one["release_dates"] and one["scores"][0]["url"].startswith("file://")
-    # A spelling no table holds resolves through the model-name rules to the base model.
-    fuzzy = model_report(wh.con, "zephyr-7b-alpha-instruct")
-    assert fuzzy["matched_by"].startswith("name rules") and len(fuzzy["scores"]) == 1
+    # A spelling no table holds resolves through the identity rules to the base model; an
+    # instruction-tuned name is another model and does not.
+    fuzzy = model_report(wh.con, "Zephyr 7B alpha (Reasoning)")
+    assert fuzzy["matched_by"].startswith("identity rules") and len(fuzzy["scores"]) == 1
+    with pytest.raises(AuditError, match="no model matches"):
+        model_report(wh.con, "zephyr-7b-alpha-instruct")
     with pytest.raises(AuditError, match="no model matches"):
         model_report(wh.con, "no-such-model-anywhere")
     wh.close()
     result = runner.invoke(cli(), ["--db", str(db), "audit", "model", "org/otter-13b", "--benchmark", "demo_bench"])
     assert result.exit_code == 0, result.output
-    assert "matched by source_model_id" in result.stdout and "55" in result.stdout
+    assert "matched by config_id" in result.stdout and "55" in result.stdout  # a repo id is its config id
     as_json = json.loads(runner.invoke(cli(), ["--db", str(db), "audit", "model", "Otter 13B", "--json"]).stdout)
     assert len(as_json["scores"]) == 2
 

@@ -16,8 +16,8 @@ import yaml
 from fixture_mirror import ENV, FIXTURES, MERCOR, SWALLOW, VALS, VECTARA
 from typer.testing import CliRunner
 
+import evalhouse
 from evalhouse.cli import app
-from evalhouse.curation.model_names import resolve
 from evalhouse.ingest.catalog import catalog
 from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.sources import swallow_leaderboard
@@ -162,15 +162,19 @@ def test_versions_stay_distinct(board_server, tmp_path: Path) -> None:
 
 
 def test_one_base_model_through_many_sources_and_audit_shows_each(board_server, tmp_path: Path) -> None:
-    names = {
-        "open-llm-leaderboard": "Qwen/Qwen2.5-72B-Instruct",
-        "helm": "qwen/qwen2.5-72b-instruct",
-        "lmarena": "qwen2.5-72b-instruct",
-        "livebench": "qwen2.5-72b-instruct",
-        "aider-polyglot": "Qwen2.5-72B-Instruct",
-        "llm-stats": "Qwen2.5 72B Instruct",
+    # (name, developer) as each source states them; resolved through the public resolver.
+    stated = {
+        "open-llm-leaderboard": ("Qwen/Qwen2.5-72B-Instruct", "Qwen"),
+        "helm": ("qwen/qwen2.5-72b-instruct", "qwen"),
+        "lmarena": ("qwen2.5-72b-instruct", "Alibaba"),
+        "livebench": ("qwen2.5-72b-instruct", None),
+        "aider-polyglot": ("Qwen2.5-72B-Instruct", None),
+        "llm-stats": ("Qwen2.5 72B Instruct", "qwen"),
     }
-    bases = {resolve(n, source=s).base_model for s, n in names.items()}
+    names = {s: n for s, (n, _d) in stated.items()}
+    bases = {evalhouse.resolve_model(n, source=s, developer=d)["base_model"] for s, (n, d) in stated.items()}
+    # The pre-trained base is a different model from its instruct tune (Swallow lists both).
+    assert evalhouse.resolve_model("Qwen/Qwen2.5-72B", source="swallow-leaderboard")["base_model"] not in bases
     assert len(bases) == 1, bases
     (base,) = bases
     db = tmp_path / "w.duckdb"
@@ -185,5 +189,10 @@ def test_one_base_model_through_many_sources_and_audit_shows_each(board_server, 
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     text = json.dumps(report)
-    for source in names:
+    # Open LLM Leaderboard rows are per precision: the same base model, its own configuration
+    # ("...|precision=bfloat16"), which the audit lists under that configuration id.
+    by_config = [s for s in names if s != "open-llm-leaderboard"]
+    for source in by_config:
         assert f'"{source}"' in text, source
+    precision = CliRunner().invoke(app, ["--db", str(db), "audit", "model", f"{base}|precision=bfloat16", "--json"])
+    assert precision.exit_code == 0 and '"open-llm-leaderboard"' in precision.stdout

@@ -123,7 +123,7 @@ def _cell_with_two_sources(wh: Warehouse) -> tuple[str, str]:
 def test_policies_resolve_cells_and_never_mix_developer_with_independent_by_default(wh: Warehouse) -> None:
     mixed = wh.con.execute(
         "SELECT config_id, benchmark_id, metric_id, setup_key FROM v_cell_candidates"
-        " GROUP BY ALL HAVING bool_or(developer_reported) AND bool_or(NOT developer_reported) LIMIT 1"
+        " GROUP BY ALL HAVING bool_or(developer_reported) AND bool_or(NOT developer_reported) ORDER BY ALL LIMIT 1"
     ).fetchall()
     assert mixed, "the pinned Epoch data has cells with both developer-reported and independent rows"
     cell = mixed[0]

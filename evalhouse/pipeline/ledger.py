@@ -211,7 +211,7 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
             result.report = loader.load(plan.items(), raw_sha256=digest or "none")
             result.status = _status(result.report)
             if result.status == "failed":
-                result.error = "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
+                result.error = _why_nothing_loaded(result.report)
             else:
                 result.decisions = record_decisions(con, ctx.run_id)
                 result.status = plan.status or result.status
@@ -264,6 +264,13 @@ def record_run(
     return result
 
 
+def _why_nothing_loaded(report: LoadReport) -> str:
+    if report.records_read == 0 and report.parse_failures == 0:
+        return "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
+    reasons = ", ".join(f"{n} × {r}" for r, n in report.reasons.most_common(3))
+    return f"nothing loaded: all {report.records_read + report.parse_failures} items were quarantined ({reasons})"
+
+
 def _status(report: LoadReport) -> RunStatus:
     if report.records_read == 0 and report.parse_failures == 0:
         return "failed"
@@ -295,6 +302,19 @@ def last_loading_run(con: duckdb.DuckDBPyConnection, source_key: str) -> LastRun
         [source_key],
     )
     return None if row is None else LastRun(*row)
+
+
+def loaded_payloads(con: duckdb.DuckDBPyConnection, source_key: str) -> frozenset[str]:
+    """Hashes of every payload of ``source_key`` already accounted for: read by a run that loaded
+    rows, or quarantined (a run that refused everything still committed its quarantine rows; a
+    rolled-back run's payloads are not here, so they are read again)."""
+    found = con.execute(
+        "SELECT DISTINCT r.sha256 FROM raw_snapshot r JOIN ingest_run i USING (run_id)"
+        " WHERE r.source_key = $1 AND i.status IN ('completed', 'partial', 'recanonicalised')"
+        " UNION SELECT DISTINCT raw_sha256 FROM quarantine WHERE source_key = $1 AND raw_sha256 IS NOT NULL",
+        [source_key],
+    ).fetchall()
+    return frozenset(sha for (sha,) in found)
 
 
 def checkpoint(skip: bool = False) -> AfterLoad | None:

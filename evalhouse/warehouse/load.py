@@ -114,6 +114,7 @@ class Loader:
         self.collection = ctx.collection or ctx.source_key
         self.canonicaliser = Canonicaliser(ctx.registry, allow_provisional=ctx.allow_provisional)
         self.report = LoadReport()
+        self._lower_bound_kinds = frozenset(k for k, v in ctx.registry.evidence_kinds.items() if v.lower_bound)
         self._rows: dict[str, list[dict[str, Any]]] = {
             t: [] for t in ("evaluation", "score", "quarantine", "curation_decision", "model_attribute")
         }
@@ -235,6 +236,7 @@ class Loader:
             raw_sha256=p.raw_sha256,
             observed_at=rows.observed_at(record["retrieved_timestamp"]),
             migration_steps=p.migration,
+            lower_bound_kinds=self._lower_bound_kinds,
         )
         extra = {
             **extra,

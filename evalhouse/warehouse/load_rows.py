@@ -55,6 +55,7 @@ class RecordContext:
     raw_sha256: str
     observed_at: Any
     migration_steps: tuple[str, ...] = ()
+    lower_bound_kinds: frozenset[str] = frozenset()  # evidence kinds that only bound a release from below
 
 
 def observed_at(retrieved_timestamp: Any) -> datetime | None:
@@ -279,7 +280,7 @@ def release_evidence(ctx: RecordContext, record: dict[str, Any]) -> list[dict[st
                 "source_key": ctx.source_key,
                 "url": url,
                 "raw_sha256": ctx.raw_sha256,
-                "lower_bound": False,
+                "lower_bound": kind in ctx.lower_bound_kinds,
                 "verification": "unverified",
                 "reason": f"stated by source {ctx.source_key} in evaluation {ctx.eval_id}",
                 "recorded_by": "loader",

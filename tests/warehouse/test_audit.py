@@ -3,6 +3,7 @@ through the CLI (a score's chain, a model by its source id and by its name, the 
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import shutil
@@ -49,8 +50,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = root / "w.duckdb"
     with Warehouse.open(db) as wh:
         assert import_tree(wh, tree, RawStore(raw_store_path(db))).quarantined == 0
-        # A re-import of the same records is skipped as exact duplicates (one decision each).
-        import_tree(wh, tree, RawStore(raw_store_path(db)))
+        # A re-import skips the unchanged files unread; a re-scrape of zephyr (only the fetch time
+        # differs) is an exact duplicate with a decision.
+        again = copy.deepcopy(RECORDS[0])
+        again["retrieved_timestamp"] = "1760000000"
+        again["evaluation_id"] = "c/org/zephyr-7b-alpha/1760000000"
+        (tree / "data" / "c" / "org" / "zephyr-7b-alpha" / f"{uuid.uuid4()}.json").write_text(json.dumps(again))
+        summary = import_tree(wh, tree, RawStore(raw_store_path(db)))
+        assert summary.as_dict()["files_unchanged"] == len(RECORDS) and summary.runs[0].report.records_duplicate == 1
     return root
 
 
@@ -94,7 +101,7 @@ def test_a_score_chain_reaches_the_bytes(wh: Warehouse, db: Path) -> None:
     assert raw["bytes"]["status"] == "ok" and raw["storage_path"].startswith(raw["sha256"][:2] + "/")
     assert raw["record_locator"].startswith("data/c/org/zephyr-7b-alpha/")
     assert raw["score_locator"] == f"{raw['record_locator']} / evaluation_results[0]"
-    assert len(raw["fetches"]) == 2  # imported twice: the same bytes, two fetches
+    assert len(raw["fetches"]) == 1  # the unchanged file was not fetched again on re-import
     steps = chain["canonicalisation"]["steps"]
     assert "benchmark 'demo_bench' -> c.demo_bench (provisional)" in steps
     assert any("61.5 percent -> 0.615 proportion" in step for step in steps)

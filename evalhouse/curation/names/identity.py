@@ -115,12 +115,16 @@ def _identity_tokens(name: str, r: NameRules) -> list[str]:
     return [r.stem_aliases.get(t, t) for t in kept] if kept else tokens
 
 
+#: API words the settings capture (preview, alias); other release words stay part of the name.
+_CAPTURED_API = frozenset({"preview", "exp", "experimental", "beta", "latest"})
+
+
 def _is_setting_token(token: str, has_other_number: bool, r: NameRules) -> bool:
-    generic_not_variant = token in r.drop and token not in r.variants and token not in r.months
+    """A token the configuration's settings already say (so dropping it from the base loses nothing)."""
     return (
-        generic_not_variant
+        token == "cot"
         or token in r.reasoning
-        or token in r.api
+        or token in _CAPTURED_API
         or token in r.packaging
         or token in r.quant_words
         or token in r.precisions
@@ -250,7 +254,7 @@ def resolve(
     if not key:
         key = f"{scope}::unnamed-{hashlib.sha256(text.encode('utf-8', 'replace')).hexdigest()[:12]}"
     base = f"{dev}/{key}"
-    repo = _repo_qualifier(text, dev, repo_org, registry)
+    repo = _repo_qualifier(text, dev, key, repo_org, registry)
     tokens = key.split("-")
     variants = {v for v in r.variants.values()}
     parent_tokens = [t for t in tokens if t not in variants]
@@ -270,14 +274,18 @@ def resolve(
     )
 
 
-def _repo_qualifier(text: str, dev: str, repo_org: str | None, registry: Registry) -> str | None:
-    """The repository, when its organisation is not the model's developer (a repack of another
-    developer's model, or a fine-tune published under another name): two repositories are never
-    one configuration."""
+def _repo_qualifier(text: str, dev: str, key: str, repo_org: str | None, registry: Registry) -> str | None:
+    """The repository, unless the configuration id already says it: two repositories are never one
+    configuration. A repo whose organisation is not the model's developer (a repack, a fine-tune)
+    or whose words the key rewrites ("mllama-3.1-8b-it" next to "mllama-3.1-8b-instruct") keeps its
+    name in the configuration id; one the key only reorders or recases does not."""
     rules = registry.name_rules
     if repo_org is None or (rules is not None and repo_org.lower() in rules.providers):
         return None  # no repository, or a provider serving the model (the `provider` setting says so)
     org_dev = registry.developer_for(repo_org)
-    if (org_dev.id if org_dev else slug(repo_org, keep=".")) == dev:
+    same_org = (org_dev.id if org_dev else slug(repo_org, keep=".")) == dev
+    assert rules is not None
+    spelled = sorted(_identity_tokens(text, rules))  # the repo's own words, before synonyms and order
+    if same_org and spelled == sorted(key.split("-")):
         return None
     return text.strip().lower()

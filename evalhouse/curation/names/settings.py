@@ -96,7 +96,7 @@ _RE_BUDGET = (
 )
 _RE_CONTEXT = (
     re.compile(r"\(\s*(\d+(?:\.\d+)?\s*[km])\s*\)"),
-    re.compile(r"(?<![a-z0-9._])(\d+(?:\.\d+)?k)(?![a-z0-9])"),
+    re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?k)(?![a-z0-9])"),
     re.compile(r"[-\s]([1-9]m)$"),
 )
 _RE_PREVIEW = re.compile(r"(?<![a-z])(?:preview|experimental|exp|beta)(?![a-z])")

@@ -126,6 +126,7 @@ class LoadPlan:
     payload_sha256: str | None = None  # default: the digest of ``entries``
     replace_source: bool = False  # first remove the source's parsed rows (reparse)
     status: RunStatus | None = None  # the status to record when the load succeeds (default: by counts)
+    degraded: str | None = None  # a drift guard's reason (pages missing): the load is ``partial`` with it
 
 
 def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
@@ -214,6 +215,8 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
             else:
                 result.decisions = record_decisions(con, ctx.run_id)
                 result.status = plan.status or result.status
+                if plan.degraded is not None:
+                    result.status, result.error = "partial", plan.degraded
             result.duration_s = time.perf_counter() - t0
             if ctx.after_load is not None:
                 ctx.after_load(con, ctx.run_id)

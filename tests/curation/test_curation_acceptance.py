@@ -38,7 +38,7 @@ def db(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         results = R.refresh(
             wh,
             RawStore(root / "w.raw"),
-            None,
+            ["epoch-benchmarks", "artificial-analysis"],  # the two sources mirror_from_shared pins
             R.RefreshOptions(mirror=f"{srv.url}/m", client_factory=lambda m: HttpClient(mirror=m, trust_env=False)),
         )
         assert {r.status for r in results} <= {"completed", "partial"}

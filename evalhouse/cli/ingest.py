@@ -14,7 +14,7 @@ from rich.table import Table
 
 from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
 from evalhouse.config import raw_store_path
-from evalhouse.ingest.catalog import catalog
+from evalhouse.ingest.catalog import catalog, scheduled
 from evalhouse.ingest.mirror_export import export_mirror
 from evalhouse.pipeline import refresh as refresh_mod
 from evalhouse.pipeline.ledger import AfterLoad, RunResult
@@ -115,7 +115,7 @@ def refresh(
     unknown = [k for k in source or [] if k not in known]
     if unknown:
         raise fail(f"unknown source(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    keys = source or list(catalog())
+    keys = source or scheduled()
     show = not json_out and sys.stderr.isatty()
     after_load = checkpoint(skip_validation)
     try:

@@ -13,7 +13,16 @@ from functools import cache
 from evalhouse.ingest.source import SourceModule, SourceSpecError
 
 #: Module names under ``evalhouse.ingest.sources``, in the order a refresh runs them.
-SOURCES: tuple[str, ...] = ("epoch_benchmarks", "artificial_analysis")
+SOURCES: tuple[str, ...] = (
+    "epoch_benchmarks",
+    "artificial_analysis",
+    # harness logs (item level, ingested from files: 'evalhouse ingest KEY PATH')
+    "lm_eval",
+    "helm_run",
+    "inspect_log",
+    "eee_instances",
+    "panel_csv",
+)
 
 
 @cache
@@ -31,6 +40,11 @@ def catalog() -> dict[str, SourceModule]:
             raise SourceSpecError(f"two modules declare source key {spec.key!r}")
         found[spec.key] = module  # type: ignore[assignment]
     return found
+
+
+def scheduled() -> list[str]:
+    """Keys of the sources a refresh fetches (those with URLs); file-only sources are ingested by hand."""
+    return [key for key, module in catalog().items() if module.SOURCE.default_urls]
 
 
 def get_source(key: str) -> SourceModule:

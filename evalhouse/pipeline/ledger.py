@@ -13,6 +13,7 @@ import hashlib
 import json
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,10 +22,12 @@ from typing import Any, Literal
 import duckdb
 
 from evalhouse.curation.registry import load_registry
+from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParseItem
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, first_row
 from evalhouse.warehouse.decisions import record_decisions
+from evalhouse.warehouse.items_load import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
 from evalhouse.warehouse.load import Loader, LoadReport, insert_rows
 from evalhouse.warehouse.raw_store import RawEntry
 from evalhouse.warehouse.registry_sync import sync_registry
@@ -55,6 +58,18 @@ class RunResult:
     duration_s: float = 0.0
     payload_sha256: str | None = None
     decisions: dict[str, int] = field(default_factory=dict)
+    items: ItemLoadReport | None = None  # set when the source yielded item-level batches
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """read / loaded / quarantined / duplicate, item-level responses included (one per source line)."""
+        r, i = self.report, self.items or ItemLoadReport()
+        return {
+            "read": r.records_read + r.parse_failures + i.responses_read,
+            "loaded": r.records_loaded + i.responses_loaded,
+            "quarantined": r.quarantined + i.responses_quarantined,
+            "duplicate": r.records_duplicate + i.responses_duplicate,
+        }
 
     def as_dict(self) -> dict[str, Any]:
         r = self.report
@@ -62,17 +77,15 @@ class RunResult:
             "run_id": self.run_id,
             "source": self.source_key,
             "status": self.status,
-            "read": r.records_read + r.parse_failures,
-            "loaded": r.records_loaded,
-            "quarantined": r.quarantined,
-            "duplicate": r.records_duplicate,
+            **self.counts,
             "scores": {
                 "read": r.scores_read,
                 "loaded": r.scores_loaded,
                 "quarantined": r.scores_quarantined,
                 "in_duplicate_records": r.scores_in_duplicates,
             },
-            "quarantine_reasons": dict(r.reasons.most_common(10)),
+            "quarantine_reasons": dict((r.reasons + (self.items.reasons if self.items else Counter())).most_common(10)),
+            "items": self.items.as_dict() if self.items else None,
             "decisions": self.decisions,
             "error": self.error,
             "duration_s": round(self.duration_s, 3),
@@ -118,6 +131,7 @@ def _insert_run(
     details: dict[str, Any],
 ) -> None:
     r = result.report
+    counts = result.counts
     insert_rows(
         con,
         "ingest_run",
@@ -129,10 +143,10 @@ def _insert_run(
                 "started_at": started_at,
                 "finished_at": datetime.now(UTC),
                 "status": result.status,
-                "n_read": r.records_read + r.parse_failures,
-                "n_loaded": r.records_loaded,
-                "n_quarantined": r.quarantined,
-                "n_duplicate": r.records_duplicate,
+                "n_read": counts["read"],
+                "n_loaded": counts["loaded"],
+                "n_quarantined": counts["quarantined"],
+                "n_duplicate": counts["duplicate"],
                 "n_scores": r.scores_loaded,
                 "error": result.error,
                 "duration_s": result.duration_s,
@@ -196,8 +210,13 @@ def run_load(
                 allow_provisional=allow_provisional,
             )
             raw_sha = result.payload_sha256 or "none"
-            result.report = loader.load(items(), raw_sha256=raw_sha)
-            result.status = _status(result.report)
+            parsed = list(items())
+            batches = [i for i in parsed if isinstance(i, ItemBatch)]
+            result.report = loader.load([i for i in parsed if not isinstance(i, ItemBatch)], raw_sha256=raw_sha)
+            if batches:
+                item_loader = ItemLoader(con, source_key=source.source_key, run_id=run_id)
+                result.items = item_loader.load(batches, raw_sha256=raw_sha)
+            result.status = _status(result.report, result.items)
             if result.status == "failed":
                 result.error = (
                     result.error or "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
@@ -215,7 +234,11 @@ def run_load(
                 parser_version=parser_version,
                 records_fp=records_fp
                 or (records_fingerprint(result.report.fingerprints) if result.report.fingerprints else None),
-                details={**(details or {}), "load": result.report.as_dict()},
+                details={
+                    **(details or {}),
+                    "load": result.report.as_dict(),
+                    **({"items": result.items.as_dict()} if result.items else {}),
+                },
             )
         return result
     except Exception as exc:  # noqa: BLE001 - any failure of one source becomes its failed run
@@ -224,6 +247,7 @@ def run_load(
         result.duration_s = time.perf_counter() - t0
         rolled_back = result.report.as_dict()
         result.report = LoadReport()
+        result.items = None
         return record_run(
             wh,
             source=source,
@@ -240,7 +264,7 @@ def run_load(
 
 
 #: Tables holding what a parser produced for a source (raw bytes and run history are not here).
-PARSED_TABLES = ("score", "evaluation", "model_attribute", "release_date_evidence", "quarantine")
+PARSED_TABLES = ("score", "evaluation", "model_attribute", "release_date_evidence", "quarantine", *ITEM_PARSED_TABLES)
 
 
 def remove_parsed_rows(con: duckdb.DuckDBPyConnection, source_key: str) -> None:
@@ -286,12 +310,18 @@ def record_run(
     return result
 
 
-def _status(report: LoadReport) -> RunStatus:
-    if report.records_read == 0 and report.parse_failures == 0:
+def _status(report: LoadReport, items: ItemLoadReport | None = None) -> RunStatus:
+    i = items or ItemLoadReport()
+    if report.records_read == 0 and report.parse_failures == 0 and i.responses_read == 0:
         return "failed"
-    if report.records_loaded == 0 and report.records_duplicate == 0:
+    if (
+        report.records_loaded == 0
+        and report.records_duplicate == 0
+        and i.responses_loaded == 0
+        and i.responses_duplicate == 0
+    ):
         return "failed"
-    if report.quarantined:
+    if report.quarantined or i.responses_quarantined:
         return "partial"
     return "completed"
 

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from evalhouse.common.resources import read_sql
-from evalhouse.ingest.catalog import catalog, get_source
+from evalhouse.ingest.catalog import catalog, get_source, scheduled
 from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
 from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule, SourceState
-from evalhouse.pipeline import ledger
+from evalhouse.pipeline import items_ingest, ledger
 from evalhouse.schema.fingerprint import record_fingerprint
 from evalhouse.schema.records import ParsedRecord, ParseItem
 from evalhouse.warehouse.db import Warehouse
@@ -182,6 +182,8 @@ def refresh_source(
     missing = [var for var in spec.required_env if not env.get(var)]
     if missing:
         return run.record("failed", [], f"missing credential(s) {', '.join(missing)}: set them in the environment")
+    if not spec.default_urls and spec.cadence == "manual":
+        return run.record("failed", [], f"{spec.key} is read from files: use 'evalhouse ingest {spec.key} PATH'")
     requests = module.plan(source_state(wh, spec.key, env))
     fetched: list[Fetched] = []
     not_modified = 0
@@ -223,7 +225,7 @@ def refresh(
     on_done: Callable[[ledger.RunResult], None] | None = None,
 ) -> list[ledger.RunResult]:
     """Refresh ``keys`` (default: every catalogued source) one after another."""
-    modules = [get_source(k) for k in keys] if keys else list(catalog().values())
+    modules = [get_source(k) for k in keys] if keys else [catalog()[k] for k in scheduled()]
     results = []
     for module in modules:
         if on_start:
@@ -246,8 +248,14 @@ def ingest_file(
     client_factory: ClientFactory = default_client,
     after_load: AfterLoad | None = None,
 ) -> ledger.RunResult:
-    """Run one source's parser over one local file or URL, recorded like any fetch."""
+    """Run one source's parser over one local file or URL, recorded like any fetch.
+
+    A harness-log source given a local file or run directory reads it through
+    :func:`evalhouse.pipeline.items_ingest.ingest_item_path` (bundles, no size cap).
+    """
     module = get_source(key)
+    if items_ingest.is_item_source(module) and Path(location).exists():
+        return items_ingest.ingest_item_path(wh, store, module, location, after_load)
     run = _Run(wh, module, "ingest", location=location)
     path = Path(location)
     request = FetchRequest(path.resolve().as_uri() if path.exists() else location, label=path.name)

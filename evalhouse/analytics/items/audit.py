@@ -1,0 +1,202 @@
+"""The benchmark-item audit of paper 003 as an estimator: improvability, cost, noise, exclusions.
+
+``ItemAudit(...).fit(engine)`` runs the SQL primitives (``sql/item_*.sql``) on the engine (DuckDB
+or Spark, same text), then the two bootstraps (:mod:`.bootstrap`) on the observations the engine
+returns, and sets:
+
+* ``items_``      one row per item: p_mean, sigma2, z, margin, slopes and SEs per axis, marginal
+  cost per axis under the cost scenario, cheapest axis and marginal cost, the exclusion rule that
+  applies (by name), slope/sigma2 CIs and rank CIs (improvability rank 1 = cheapest to improve,
+  noise rank 1 = noisiest);
+* ``benchmarks_`` paper 003's Table 4 per benchmark (n, p-hat, sigma-hat, Z over items kept by
+  the noise rules) and the share of each cheapest axis;
+* ``suites_``     which suites fed improvability and noise (chosen when not given: the suite with
+  the most training axes, and the suite with the most seeds);
+* ``record_``     the AnalysisRecord.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from evalhouse.analytics.base import AnalysisEstimator
+from evalhouse.analytics.items import bootstrap as B
+from evalhouse.analytics.items.engine import Engine, render
+from evalhouse.common.resources import package_text
+from evalhouse.errors import DataMissing, InputError
+
+AXES = ("PT", "SFT", "RL")
+
+
+@cache
+def cost_scenarios() -> dict[str, Any]:
+    return yaml.safe_load(package_text("evalhouse.analytics.items", "data", "cost_scenarios.yaml"))
+
+
+def cost_scenario(name: str | None) -> dict[str, float]:
+    data = cost_scenarios()
+    key = name or data["default"]
+    if key not in data["scenarios"]:
+        raise InputError(f"unknown cost scenario {key!r}; known: {', '.join(data['scenarios'])}")
+    return {axis: float(data["scenarios"][key][axis]) for axis in AXES}
+
+
+def choose_suites(engine: Engine) -> dict[str, list[str]]:
+    """Default suites: the one with most training axes (improvability), most seeds (noise)."""
+    suites = engine.query(render("item_suites.sql"))
+    if suites.empty:
+        raise DataMissing("no item responses: ingest a harness log or run 'evalhouse simulate-panel' first")
+    impr = suites.sort_values(["n_axes", "n_checkpoints", "suite"], ascending=[False, False, True]).iloc[0]
+    noise = suites.sort_values(["n_seeds", "n_checkpoints", "suite"], ascending=[False, False, True]).iloc[0]
+    return {"improvability": [impr["suite"]], "noise": [noise["suite"]]}
+
+
+class ItemAudit(AnalysisEstimator):
+    kind = "item_audit"
+
+    def __init__(
+        self,
+        *,
+        cost_scenario: str | None = None,
+        improvability_suites: tuple[str, ...] | None = None,
+        noise_suites: tuple[str, ...] | None = None,
+        p_bounds_improvability: tuple[float, float] = (0.05, 0.95),
+        p_bounds_noise: tuple[float, float] = (0.10, 0.90),
+        min_sigma2: float = 1e-6,
+        n_boot: int = 1000,
+        ci_level: float = 0.95,
+        random_state: int = 0,
+    ) -> None:
+        self.cost_scenario = cost_scenario
+        self.improvability_suites = improvability_suites
+        self.noise_suites = noise_suites
+        self.p_bounds_improvability = p_bounds_improvability
+        self.p_bounds_noise = p_bounds_noise
+        self.min_sigma2 = min_sigma2
+        self.n_boot = n_boot
+        self.ci_level = ci_level
+        self.random_state = random_state
+
+    def primitives_sql(self, suites: dict[str, list[str]]) -> str:
+        """The per-item audit query (the three primitives composed), parameters filled in."""
+        kappa = cost_scenario(self.cost_scenario)
+        slopes = render("item_slopes.sql", improvability_suites=suites["improvability"])
+        noise = render("item_noise.sql", noise_suites=suites["noise"])
+        return render(
+            "item_audit.sql",
+            slopes=slopes,
+            noise=noise,
+            overview=render("item_overview.sql"),
+            kappa_pt=repr(kappa["PT"]),
+            kappa_sft=repr(kappa["SFT"]),
+            kappa_rl=repr(kappa["RL"]),
+            p_lo_improvability=self.p_bounds_improvability[0],
+            p_hi_improvability=self.p_bounds_improvability[1],
+            p_lo_noise=self.p_bounds_noise[0],
+            p_hi_noise=self.p_bounds_noise[1],
+            min_sigma2=self.min_sigma2,
+        )
+
+    def fit(self, engine: Engine, snapshot_id: str | None = None) -> ItemAudit:
+        self._start()
+        given = {"improvability": self.improvability_suites, "noise": self.noise_suites}
+        chosen = choose_suites(engine) if not all(given.values()) else {}
+        suites = {k: list(v) if v else chosen[k] for k, v in given.items()}
+        items = engine.query(self.primitives_sql(suites)).sort_values("item_id", ignore_index=True)
+        items["excluded"] = items["excluded_improvability"].where(
+            items["excluded_improvability"].notna(), items["excluded_noise"]
+        )
+        rng = np.random.default_rng(self.random_state)
+        obs = engine.query(render("item_obs.sql", improvability_suites=suites["improvability"]))
+        seed_obs = engine.query(render("item_seed_obs.sql", noise_suites=suites["noise"]))
+        self._bootstrap_improvability(items, obs, rng)
+        self._bootstrap_noise(items, seed_obs, rng)
+        self.items_ = items
+        self.benchmarks_ = benchmark_summary(items)
+        self.suites_ = suites
+        self.engine_ = engine.name
+        frame = obs.set_index(["item_id", "axis"])[["x", "y"]]
+        self._finish(
+            frame,
+            snapshot_id=snapshot_id,
+            suites=suites,
+            n_items=len(items),
+            n_excluded_improvability=int(items["excluded_improvability"].notna().sum()),
+            n_excluded_noise=int(items["excluded_noise"].notna().sum()),
+            engine=engine.name,
+        )
+        return self
+
+    def _bootstrap_improvability(self, items: pd.DataFrame, obs: pd.DataFrame, rng: np.random.Generator) -> None:
+        kappa = cost_scenario(self.cost_scenario)
+        index = pd.Index(items["item_id"])
+        costs = np.full((len(items), self.n_boot), np.nan, dtype=np.float32)
+        for axis in AXES:
+            ids, reps = B.residual_slopes(obs[obs["axis"] == axis], self.n_boot, rng)
+            col = axis.lower()
+            lo = np.full(len(items), np.nan)
+            hi = np.full(len(items), np.nan)
+            if len(ids):
+                pos = index.get_indexer(ids)
+                lo[pos], hi[pos] = B.percentile_ci(reps, self.ci_level)
+                axis_cost = np.where(reps > 0, kappa[axis] / np.where(reps > 0, reps, 1.0), np.nan)
+                costs[pos] = np.fmin(costs[pos], axis_cost)
+            items[f"slope_{col}_lo"], items[f"slope_{col}_hi"] = lo, hi
+        kept = items["excluded_improvability"].isna().to_numpy()
+        point = items["marginal_cost"].to_numpy(dtype=float)
+        items["improvability_rank"] = np.nan
+        items["improvability_rank_lo"] = np.nan
+        items["improvability_rank_hi"] = np.nan
+        if kept.any():
+            items.loc[kept, "improvability_rank"] = pd.Series(point[kept]).rank(method="min").to_numpy()
+            lo, hi = B.rank_ci(costs[kept], self.ci_level, descending=False)
+            items.loc[kept, "improvability_rank_lo"], items.loc[kept, "improvability_rank_hi"] = lo, hi
+
+    def _bootstrap_noise(self, items: pd.DataFrame, seed_obs: pd.DataFrame, rng: np.random.Generator) -> None:
+        index = pd.Index(items["item_id"])
+        ids, reps = B.seed_sigma2(seed_obs, self.n_boot, rng)
+        lo = np.full(len(items), np.nan)
+        hi = np.full(len(items), np.nan)
+        full = np.full((len(items), self.n_boot), np.nan, dtype=np.float32)
+        if len(ids):
+            pos = index.get_indexer(ids)
+            lo[pos], hi[pos] = B.percentile_ci(reps, self.ci_level)
+            full[pos] = reps
+        items["sigma2_lo"], items["sigma2_hi"] = lo, hi
+        kept = items["excluded_noise"].isna().to_numpy() & ~np.isnan(full[:, 0])
+        items["noise_rank"] = np.nan
+        items["noise_rank_lo"] = np.nan
+        items["noise_rank_hi"] = np.nan
+        if kept.any():
+            sigma = items["sigma2"].to_numpy(dtype=float)[kept]
+            items.loc[kept, "noise_rank"] = pd.Series(-sigma).rank(method="min").to_numpy()
+            lo, hi = B.rank_ci(full[kept], self.ci_level, descending=True)
+            items.loc[kept, "noise_rank_lo"], items.loc[kept, "noise_rank_hi"] = lo, hi
+
+
+def benchmark_summary(items: pd.DataFrame) -> pd.DataFrame:
+    """Paper 003's Table 4 columns per benchmark, plus the cheapest-axis shares."""
+    rows = []
+    for bench, g in items.groupby("benchmark", sort=True):
+        kept = g[g["excluded_noise"].isna()]
+        impr = g[g["excluded_improvability"].isna()]
+        shares = impr["cheapest_axis"].value_counts(normalize=True)
+        rows.append(
+            {
+                "benchmark": bench,
+                "n_items": len(g),
+                "n_noise_items": len(kept),
+                "p_hat": kept["p_hat"].mean() if len(kept) else np.nan,
+                "sigma_hat": np.sqrt(kept["sigma2"]).mean() if len(kept) else np.nan,
+                "z": kept["z"].mean() if len(kept) else np.nan,
+                "cheapest_pt": shares.get("PT", 0.0) if len(impr) else np.nan,
+                "cheapest_sft": shares.get("SFT", 0.0) if len(impr) else np.nan,
+                "cheapest_rl": shares.get("RL", 0.0) if len(impr) else np.nan,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -80,6 +80,12 @@ def analyze_items(
     cost: Annotated[str | None, typer.Option("--cost-scenario", help="kappa scenario (default paper-4.2).")] = None,
     n_boot: Annotated[int, typer.Option("--n-boot", help="Bootstrap replicates.")] = 1000,
     random_state: Annotated[int, typer.Option("--random-state")] = 0,
+    welfare: Annotated[
+        Path | None,
+        typer.Option(
+            "--welfare", help="Folder with task_ratings.csv, task_gwa.csv, item_gwa_rankings.csv (WORKBank format)."
+        ),
+    ] = None,
     json_out: JsonFlag = False,
 ) -> None:
     """The benchmark-item audit (paper 003): improvability, marginal cost, seed noise, exclusions.
@@ -88,7 +94,8 @@ def analyze_items(
     and the cheapest axis, seed variance sigma2 (denominator N - |PP|) and Z, margins, the named
     exclusion rules, and bootstrap rank CIs (residual and across-seed, --n-boot replicates). Per
     benchmark: paper 003's Table 4 (n, p-hat, sigma-hat, Z). Results go to analysis_item /
-    analysis_item_benchmark; --out also writes items.csv.
+    analysis_item_benchmark; --out also writes items.csv. With --welfare: item welfare w^auto /
+    w^aug, quadrants, the Pareto frontier, math vs general knowledge (FOSD), and v* weights.
     """
     from evalhouse.analytics.items.api import analyze_items as run
     from evalhouse.analytics.items.audit import ItemAudit
@@ -108,7 +115,9 @@ def analyze_items(
             )
         else:
             with Warehouse.open(db_path(ctx)) as wh:
-                summary = run(wh.con, engine=engine, out=output, writable=wh, audit=audit, parquet=parquet)
+                summary = run(
+                    wh.con, engine=engine, out=output, writable=wh, audit=audit, parquet=parquet, welfare=welfare
+                )
     if json_out:
         emit_json(summary)
         return
@@ -123,6 +132,12 @@ def analyze_items(
     out.print(table)
     for rule, n in summary["excluded"].items():
         out.print(f"  excluded: {n:,} — {rule}")
+    if summary.get("welfare"):
+        w = summary["welfare"]
+        out.print(
+            f"  welfare: {w['n_scored']:,} items scored; quadrants {w['quadrants']}; "
+            f"math items on the Pareto frontier: {w.get('math_on_frontier', 0)}"
+        )
     for name, path in summary["files"].items():
         out.print(f"  wrote {name}: {path}")
 

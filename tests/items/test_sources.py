@@ -78,9 +78,7 @@ def test_helm_run_rows_and_exact_match_recomputed(ingest, formats: Path, run: st
     stats = json.loads((folder / "stats.json").read_text())
     for split in {r[0] for r in rows}:
         mine = [r for r in rows if r[0] == split]
-        helm = next(
-            s["mean"] for s in stats if s["name"] == {"name": "exact_match", "split": split}
-        )
+        helm = next(s["mean"] for s in stats if s["name"] == {"name": "exact_match", "split": split})
         # HELM's own aggregate exact_match per split, from its per-instance stats (stored as p_correct)
         assert sum(r[2] for r in mine) / len(mine) == pytest.approx(helm, abs=1e-12)
         if run != "narrative-qa-gpt2":  # multiple choice: recompute from the chosen letter vs the gold

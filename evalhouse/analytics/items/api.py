@@ -20,6 +20,7 @@ import pandas as pd
 
 from evalhouse.analytics.items.audit import ItemAudit
 from evalhouse.analytics.items.engine import DuckDBEngine, Engine, SparkEngine, export_parquet, local_spark
+from evalhouse.analytics.items.landscape import add_welfare
 from evalhouse.analytics.items.simulate import PanelSpec, SimulatedPanel, simulate_panel
 from evalhouse.errors import InputError
 from evalhouse.pipeline import ledger
@@ -84,10 +85,16 @@ def analyze_items(
     writable: Warehouse | None = None,
     audit: ItemAudit | None = None,
     parquet: Path | None = None,
+    welfare: Path | None = None,
 ) -> dict[str, Any]:
-    """Fit the audit; store it (if writable), write ``out/items.csv``; return the summary."""
+    """Fit the audit; store it (if writable), write ``out/items.csv``; return the summary.
+
+    ``welfare`` is a folder of WORKBank-format CSVs (see :mod:`.welfare`): the items then get
+    w^auto, w^aug, their quadrant and v*, and the summary the welfare landscape.
+    """
     audit = audit or ItemAudit()
     audit.fit(make_engine(con, engine, parquet), snapshot_id=snapshot_id(con))
+    landscape = add_welfare(audit, welfare) if welfare is not None else None
     analysis_id = None
     if writable is not None:
         with writable.transaction() as wcon:
@@ -96,7 +103,8 @@ def analyze_items(
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         path = out / "items.csv"
-        audit.items_[CSV_COLUMNS].to_csv(path, index=False)
+        extra = [c for c in ("w_auto", "w_aug", "quadrant", "v_star") if c in audit.items_]
+        audit.items_[CSV_COLUMNS + extra].to_csv(path, index=False)
         (out / "benchmarks.csv").write_text(audit.benchmarks_.to_csv(index=False), encoding="utf-8")
         files = {"items": str(path), "benchmarks": str(out / "benchmarks.csv")}
     items = audit.items_
@@ -109,6 +117,7 @@ def analyze_items(
         "cheapest_axis": {k: float(v) for k, v in items["cheapest_axis"].value_counts(normalize=True).items()},
         "benchmarks": audit.benchmarks_.to_dict("records"),
         "files": files,
+        "welfare": landscape,
         "record": json.loads(audit.record_.model_dump_json()),
     }
 
@@ -120,7 +129,7 @@ def store_audit(con: duckdb.DuckDBPyConnection, audit: ItemAudit) -> str:
     analysis_id = record_analysis(con, audit.record_)
     for table in ("analysis_item", "analysis_item_benchmark"):
         con.execute(f"DELETE FROM {table} WHERE analysis_id = ?", [analysis_id])
-    frame = audit.items_[TABLE_COLUMNS].copy()
+    frame = audit.items_.reindex(columns=[*TABLE_COLUMNS, "w_auto", "w_aug", "quadrant", "v_star"]).copy()
     frame.insert(0, "analysis_id", analysis_id)
     _insert_frame(con, "analysis_item", frame)
     bench = audit.benchmarks_.copy()

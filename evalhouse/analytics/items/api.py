@@ -67,7 +67,7 @@ def snapshot_id(con: duckdb.DuckDBPyConnection) -> str | None:
     return rows[0][0] if rows else None
 
 
-def make_engine(con: duckdb.DuckDBPyConnection, engine: str, parquet: Path | None, spark: Any = None) -> Engine:
+def make_engine(con: duckdb.DuckDBPyConnection, engine: str, parquet: str | Path | None, spark: Any = None) -> Engine:
     """The engine to run on: DuckDB on ``con``, or Spark over ``parquet`` (exported from ``con`` if None)."""
     if engine == "duckdb":
         return DuckDBEngine(con)
@@ -84,7 +84,7 @@ def analyze_items(
     out: Path | None = None,
     writable: Warehouse | None = None,
     audit: ItemAudit | None = None,
-    parquet: Path | None = None,
+    parquet: str | Path | None = None,
     welfare: Path | None = None,
 ) -> dict[str, Any]:
     """Fit the audit; store it (if writable), write ``out/items.csv``; return the summary.

@@ -113,9 +113,10 @@ class ItemAudit(AnalysisEstimator):
         )
         rng = np.random.default_rng(self.random_state)
         obs = engine.query(render("item_obs.sql", improvability_suites=suites["improvability"]))
-        seed_obs = engine.query(render("item_seed_obs.sql", noise_suites=suites["noise"]))
         self._bootstrap_improvability(items, obs, rng)
+        seed_obs = engine.query(render("item_seed_obs.sql", noise_suites=suites["noise"]))
         self._bootstrap_noise(items, seed_obs, rng)
+        del seed_obs
         self.items_ = items
         self.benchmarks_ = benchmark_summary(items)
         self.suites_ = suites
@@ -135,7 +136,7 @@ class ItemAudit(AnalysisEstimator):
     def _bootstrap_improvability(self, items: pd.DataFrame, obs: pd.DataFrame, rng: np.random.Generator) -> None:
         kappa = cost_scenario(self.cost_scenario)
         index = pd.Index(items["item_id"])
-        costs = np.full((len(items), self.n_boot), np.nan, dtype=np.float32)
+        costs = np.full((len(items), self.n_boot), np.inf, dtype=np.float32)
         for axis in AXES:
             ids, reps = B.residual_slopes(obs[obs["axis"] == axis], self.n_boot, rng)
             col = axis.lower()
@@ -144,8 +145,12 @@ class ItemAudit(AnalysisEstimator):
             if len(ids):
                 pos = index.get_indexer(ids)
                 lo[pos], hi[pos] = B.percentile_ci(reps, self.ci_level)
-                axis_cost = np.where(reps > 0, kappa[axis] / np.where(reps > 0, reps, 1.0), np.nan)
-                costs[pos] = np.fmin(costs[pos], axis_cost)
+                positive = reps > 0
+                np.divide(np.float32(kappa[axis]), reps, out=reps, where=positive)  # in place: slope -> cost
+                reps[~positive] = np.inf
+                del positive
+                costs[pos] = np.fmin(costs[pos], reps)
+            del reps
             items[f"slope_{col}_lo"], items[f"slope_{col}_hi"] = lo, hi
         kept = items["excluded_improvability"].isna().to_numpy()
         point = items["marginal_cost"].to_numpy(dtype=float)
@@ -162,20 +167,22 @@ class ItemAudit(AnalysisEstimator):
         ids, reps = B.seed_sigma2(seed_obs, self.n_boot, rng)
         lo = np.full(len(items), np.nan)
         hi = np.full(len(items), np.nan)
-        full = np.full((len(items), self.n_boot), np.nan, dtype=np.float32)
+        has = np.zeros(len(items), dtype=bool)
         if len(ids):
             pos = index.get_indexer(ids)
             lo[pos], hi[pos] = B.percentile_ci(reps, self.ci_level)
-            full[pos] = reps
+            has[pos] = True
         items["sigma2_lo"], items["sigma2_hi"] = lo, hi
-        kept = items["excluded_noise"].isna().to_numpy() & ~np.isnan(full[:, 0])
+        kept = items["excluded_noise"].isna().to_numpy() & has
         items["noise_rank"] = np.nan
         items["noise_rank_lo"] = np.nan
         items["noise_rank_hi"] = np.nan
         if kept.any():
             sigma = items["sigma2"].to_numpy(dtype=float)[kept]
             items.loc[kept, "noise_rank"] = pd.Series(-sigma).rank(method="min").to_numpy()
-            lo, hi = B.rank_ci(full[kept], self.ci_level, descending=True)
+            order = np.full(len(items), -1)
+            order[pos] = np.arange(len(pos))
+            lo, hi = B.rank_ci(reps[order[kept]], self.ci_level, descending=True)
             items.loc[kept, "noise_rank_lo"], items.loc[kept, "noise_rank_hi"] = lo, hi
 
 

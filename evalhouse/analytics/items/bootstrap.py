@@ -23,11 +23,18 @@ import numpy as np
 import pandas as pd
 
 CHUNK = 4096
+SEED_CHUNK = 256  # items per block of the seed bootstrap: blocks are items x K x B doubles
 
 
 def _designs(obs: pd.DataFrame) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(item ids, x design, Y items x n) for each group of items sharing one sorted design."""
     obs = obs.sort_values(["item_id", "x", "y"], kind="stable")
+    ids, counts = np.unique(obs["item_id"].to_numpy(), return_counts=True)
+    if len(ids) and (counts == counts[0]).all():  # fast path: every item on the same design
+        xs = obs["x"].to_numpy(dtype=float).reshape(len(ids), counts[0])
+        if (xs == xs[0]).all():
+            yield ids, xs[0], obs["y"].to_numpy(dtype=float).reshape(len(ids), counts[0])
+            return
     keys = obs.groupby("item_id", sort=False)["x"].agg(tuple)
     for design, ids in keys.groupby(keys, sort=False):
         x = np.asarray(design, dtype=float)
@@ -83,30 +90,38 @@ def seed_sigma2(obs: pd.DataFrame, n_boot: int, rng: np.random.Generator) -> tup
     np.add.at(c, (np.repeat(np.arange(n_boot), s_n), draw.reshape(-1)), 1.0)
     denom = s_n * k_n - k_n
     reps = np.empty((len(ids), n_boot), dtype=np.float32)
+    squares = (y * y).sum(axis=1)  # items x S: sum over checkpoints of y^2
     for lo in range(0, len(ids), CHUNK):
         blk = y[lo : lo + CHUNK]
-        sum1 = blk @ c.T  # items x K x B
-        sum2 = (blk * blk) @ c.T
-        ss = (sum2 - sum1 * sum1 / s_n).sum(axis=1)
+        ss = squares[lo : lo + CHUNK] @ c.T  # sum_m sum_s c_bs y_ms^2
+        for k in range(k_n):
+            t = blk[:, k, :] @ c.T  # sum_s c_bs y_ks, items x B
+            ss -= t * t / s_n
         reps[lo : lo + CHUNK] = np.maximum(ss, 0.0) / denom * (s_n / (s_n - 1))
     return ids, reps
 
 
 def percentile_ci(reps: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the (1 - level)/2 and (1 + level)/2 quantiles of the replicates (in row blocks)."""
     alpha = (1 - level) / 2
-    lo, hi = np.nanquantile(reps, [alpha, 1 - alpha], axis=1)
+    lo = np.empty(len(reps))
+    hi = np.empty(len(reps))
+    for start in range(0, len(reps), CHUNK):
+        q = np.quantile(reps[start : start + CHUNK], [alpha, 1 - alpha], axis=1)
+        lo[start : start + CHUNK], hi[start : start + CHUNK] = q
     return lo, hi
 
 
 def rank_ci(reps: np.ndarray, level: float, *, descending: bool) -> tuple[np.ndarray, np.ndarray]:
     """Percentile intervals of each row's rank (1 = first) across the replicate columns.
 
-    NaN values (an item without a finite cost in a replicate) rank last.
+    ``+inf`` (an item without a finite cost in a replicate) ranks last; ties get distinct ranks in no promised order.
+    Replicates are transposed once so each argsort reads contiguous memory.
     """
-    vals = -reps if descending else reps
-    vals = np.where(np.isnan(vals), np.inf, vals)
-    ranks = np.empty(vals.shape, dtype=np.float32)
-    for b in range(vals.shape[1]):
-        order = np.argsort(vals[:, b], kind="stable")
-        ranks[order, b] = np.arange(1, len(order) + 1)
-    return percentile_ci(ranks, level)
+    rows = np.ascontiguousarray((-reps if descending else reps).T)  # B x items: one replicate per row
+    ranks = np.empty(rows.shape, dtype=np.float32)
+    for b in range(len(rows)):
+        order = np.argsort(rows[b])
+        ranks[b, order] = np.arange(1, rows.shape[1] + 1, dtype=np.float32)
+    del rows
+    return percentile_ci(np.ascontiguousarray(ranks.T), level)

@@ -76,13 +76,14 @@ class SparkEngine:
 
     name = "spark"
 
-    def __init__(self, spark: Any, root: Path) -> None:
+    def __init__(self, spark: Any, root: str | Path) -> None:
         self.spark = spark
+        base = str(root).rstrip("/")
         for table in TABLES:
-            path = Path(root) / table
-            if not path.exists():
+            path = f"{base}/{table}"
+            if "://" not in base and not Path(path).exists():
                 raise InputError(f"{path} does not exist: export the item tables first")
-            spark.read.parquet(str(path)).createOrReplaceTempView(table)
+            spark.read.parquet(path).createOrReplaceTempView(table)
 
     def query(self, sql: str) -> pd.DataFrame:
         return self.spark.sql(to_spark(sql)).toPandas()
@@ -95,14 +96,22 @@ def to_spark(sql: str) -> str:
 
 
 def local_spark(app: str = "evalhouse-items", cores: int = 2) -> Any:
-    """A local-mode SparkSession (Arrow transfers on, small shuffles for one machine)."""
+    """The SparkSession to use: the cluster's under ``spark-submit``, else local mode on this machine.
+
+    ``spark-submit`` starts the JVM and tells the Python driver its port (``PYSPARK_GATEWAY_PORT``);
+    then its ``--master`` and ``--conf`` settings stand. Otherwise a small local session is made
+    (Arrow transfers on, few shuffle partitions, no UI).
+    """
+    import os
+
     from pyspark.sql import SparkSession
 
+    builder = SparkSession.builder.appName(app).config("spark.sql.execution.arrow.pyspark.enabled", "true")
+    if "PYSPARK_GATEWAY_PORT" in os.environ:
+        return builder.getOrCreate()
     return (
-        SparkSession.builder.master(f"local[{cores}]")
-        .appName(app)
+        builder.master(f"local[{cores}]")
         .config("spark.sql.shuffle.partitions", str(max(2, cores * 2)))
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "2g")
         .getOrCreate()

@@ -62,7 +62,7 @@ def plan(state: SourceState) -> list[FetchRequest]:
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     name = meta.label or "panel.csv"
     header = body.split(b"\n", 1)[0].decode("utf-8-sig", "replace").strip().replace("\r", "")
-    if tuple(h.strip() for h in header.split(",")) != COLUMNS:
+    if tuple(h.strip() for h in next(csv.reader([header]), [])) != COLUMNS:
         raise ParseError(f"{name}: header must be {','.join(COLUMNS)} (got {header[:200]!r})")
     data, failures = _fast(body)
     if data is None:

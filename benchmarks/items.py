@@ -64,7 +64,7 @@ def phase_csv(workdir: Path, n_items: int) -> dict:
     import pyarrow.csv as pacsv
 
     from evalhouse.analytics.items.simulate import PanelSpec, simulate_panel
-    from evalhouse.pipeline.refresh import ingest_file
+    from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.raw_store import RawStore
 

@@ -6,11 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
-from evalhouse.config import raw_store_path
-from evalhouse.warehouse.audit import AuditError, model_report, score_chain, verify_raw
-from evalhouse.warehouse.db import Warehouse, WarehouseError
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out
 
 
 def _line(text: str) -> None:
@@ -21,6 +17,7 @@ def _line(text: str) -> None:
 def audit_score(
     ctx: typer.Context,
     score_id: Annotated[int, typer.Argument(help="A score_id (see v_provenance or 'audit model').")],
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Trace one score to its bytes: score -> evaluation -> raw snapshot -> source.
@@ -32,12 +29,14 @@ def audit_score(
     source row's current value and part of its cell's canonical value, and the release-date
     evidence of its base model.
     """
-    path = db_path(ctx)
-    try:
-        with Warehouse.open(path, read_only=True) as wh:
-            chain = score_chain(wh.con, score_id, RawStore(raw_store_path(path)))
-    except (WarehouseError, AuditError) as exc:
-        raise fail(str(exc)) from exc
+    from evalhouse.config import raw_store_path
+    from evalhouse.warehouse.audit import score_chain
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
+
+    path = db_path(ctx, db)
+    with guard(), Warehouse.open(path, read_only=True) as wh:
+        chain = score_chain(wh.con, score_id, RawStore(raw_store_path(path)))
     if json_out:
         emit_json(chain)
     else:
@@ -50,6 +49,7 @@ def audit_model(
     benchmark: Annotated[
         str | None, typer.Option("--benchmark", "-b", help="Only this benchmark (id or raw name).")
     ] = None,
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """List a model's scores with their provenance chains, and its release-date evidence.
@@ -57,30 +57,32 @@ def audit_model(
     NAME is matched as a configuration id, then a source's model identifier, then a model name,
     then a base model id; failing all, the model-name rules resolve it to a base model.
     """
-    try:
-        with Warehouse.open(db_path(ctx), read_only=True) as wh:
-            report = model_report(wh.con, name, benchmark)
-    except (WarehouseError, AuditError) as exc:
-        raise fail(str(exc)) from exc
+    from evalhouse.warehouse.audit import model_report
+    from evalhouse.warehouse.db import Warehouse
+
+    with guard(), Warehouse.open(db_path(ctx, db), read_only=True) as wh:
+        report = model_report(wh.con, name, benchmark)
     if json_out:
         emit_json(report)
     else:
         _print_model(report)
 
 
-def audit_verify(ctx: typer.Context, json_out: JsonFlag = False) -> None:
+def audit_verify(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
     """Re-hash every raw store file and check every referenced payload's bytes are present.
 
     Checks raw_snapshot.sha256, evaluation.raw_sha256 and evaluation.samples_sha256. Exit code 1
     when any file no longer matches its hash or any referenced payload is missing.
     """
-    path = db_path(ctx)
+    from evalhouse.config import raw_store_path
+    from evalhouse.warehouse.audit import verify_raw
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
+
+    path = db_path(ctx, db)
     store = RawStore(raw_store_path(path))
-    try:
-        with Warehouse.open(path, read_only=True) as wh:
-            report = verify_raw(wh.con, store)
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
+    with guard(), Warehouse.open(path, read_only=True) as wh:
+        report = verify_raw(wh.con, store)
     if json_out:
         emit_json({"raw_store": str(store.root), **report.as_dict()})
     else:

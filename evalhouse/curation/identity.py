@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from evalhouse.curation.model_names import ModelIdentity, resolve
-from evalhouse.curation.registry import load_registry
+from evalhouse.curation.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -39,12 +39,12 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.casefold()).strip("-") or "unknown"
 
 
-def developer_of(model_info: dict[str, Any]) -> tuple[str, str, str | None]:
-    """``(developer_id, display name, raw spelling)``: ``developer`` field, else the id's prefix."""
+def developer_of(model_info: dict[str, Any], registry: Registry) -> tuple[str, str, str | None]:
+    """``(developer_id, display name, raw spelling)``: ``developer`` field, else the id's prefix, else the
+    developer the name points to (``registries/developers.yaml`` name patterns; not a source's statement)."""
     raw = model_info.get("developer")
     model_id = model_info.get("id", "")
     candidates = [raw, model_id.split("/")[0] if "/" in model_id else None]
-    registry = load_registry()
     for cand in candidates:
         dev = registry.developer_for(cand)
         if dev is not None:
@@ -75,11 +75,11 @@ def _resolve(name: str, source_key: str, developer: str | None) -> ModelIdentity
     return resolve(name, source=source_key, developer=developer)
 
 
-def resolve_model(model_info: dict[str, Any], source_key: str) -> ResolvedModel:
+def resolve_model(model_info: dict[str, Any], source_key: str, registry: Registry) -> ResolvedModel:
     """Resolve an EEE ``model_info`` seen in ``source_key`` to its identity rows."""
     model_id = model_info.get("id") or ""
     name = model_info.get("name") or model_id
-    developer_id, developer_name, developer_raw = developer_of(model_info)
+    developer_id, developer_name, developer_raw = developer_of(model_info, registry)
     ident = _resolve(name, source_key, developer_raw)
     flags = ident.flags.model_dump()
     scope = source_key if ident.is_scoped else None
@@ -99,3 +99,16 @@ def resolve_model(model_info: dict[str, Any], source_key: str) -> ResolvedModel:
         flags=flags,
         name_date=_name_date(flags),
     )
+
+
+def describe_name(name: str, *, source: str | None = None, developer: str | None = None) -> dict[str, Any]:
+    """A model name as evalhouse resolves it: configuration, base model, family and flags (JSON-able)."""
+    ident = resolve(name, source=source, developer=developer)
+    return {
+        "input": ident.input,
+        "source": ident.source,
+        "configuration": ident.configuration,
+        "base_model": ident.base_model,
+        "family": ident.family,
+        "flags": ident.flags.model_dump(),
+    }

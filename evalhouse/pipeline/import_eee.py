@@ -18,7 +18,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalhouse.pipeline.ledger import AfterLoad, RunResult, SourceRow, run_load
+from evalhouse.curation.registry import Registry, load_registry
+from evalhouse.pipeline.ledger import AfterLoad, LoadPlan, RunContext, RunResult, SourceRow, run_load
 from evalhouse.schema.eee import SCHEMA_VERSION, InstanceRecord
 from evalhouse.schema.eee_json import strict_json
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
@@ -160,8 +161,16 @@ class _TreeReader:
         return rows, entry.sha256
 
 
-def import_tree(wh: Warehouse, root: Path, store: RawStore, *, after_load: AfterLoad | None = None) -> ImportSummary:
+def import_tree(
+    wh: Warehouse,
+    root: Path,
+    store: RawStore,
+    *,
+    after_load: AfterLoad | None = None,
+    registry: Registry | None = None,
+) -> ImportSummary:
     """Import every collection under ``root``; one run (one transaction) per collection."""
+    registry = registry or load_registry()
     root = Path(root)
     if not root.is_dir():
         raise DatastoreError(f"{root} is not a directory")
@@ -177,17 +186,14 @@ def import_tree(wh: Warehouse, root: Path, store: RawStore, *, after_load: After
         reader = _TreeReader(data_root, store, source_key)
         items = reader.items(paths)
         source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
-        summary.runs.append(
-            run_load(
-                wh,
-                source=source,
-                trigger="import-eee",
-                entries=reader.entries,
-                items=lambda items=items: items,
-                collection=collection,
-                allow_provisional=True,
-                details={"root": str(root), "collection": collection},
-                after_load=after_load,
-            )
+        ctx = RunContext(
+            source=source,
+            trigger="import-eee",
+            registry=registry,
+            collection=collection,
+            allow_provisional=True,
+            after_load=after_load,
+            details={"root": str(root), "collection": collection},
         )
+        summary.runs.append(run_load(wh, ctx, LoadPlan(entries=reader.entries, items=lambda items=items: items)))
     return summary

@@ -15,11 +15,10 @@ Harness logs are read without the HTTP client's 64 MiB cap: a panel of 10⁷ res
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from evalhouse.ingest import bundle
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
@@ -27,7 +26,7 @@ from evalhouse.pipeline import ledger
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParseItem
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw_store import RawEntry, RawStore
 
 #: Source kinds whose ``ingest KEY PATH`` reads local run files through this module.
 ITEM_KINDS = ("harness_log",)
@@ -70,43 +69,16 @@ def _read(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def source_row(module: SourceModule) -> ledger.SourceRow:
-    spec = module.SOURCE
-    return ledger.SourceRow(spec.key, spec.name, spec.kind, spec.tier, spec.organisation, spec.homepage)
-
-
 def ingest_item_path(
-    wh: Warehouse,
-    store: RawStore,
-    module: SourceModule,
-    location: str,
-    after_load: ledger.AfterLoad | None = None,
+    wh: Warehouse, store: RawStore, module: SourceModule, location: str, ctx: ledger.RunContext
 ) -> ledger.RunResult:
     """Store the run's bytes, parse them with the source's pure parser, load in one transaction."""
     spec = module.SOURCE
-    source = source_row(module)
-    run_id = ledger.new_run_id(spec.key)
-    t0 = time.perf_counter()
     path = Path(location).resolve()
-
-    def failed(error: str, entries: list) -> ledger.RunResult:
-        return ledger.record_run(
-            wh,
-            source=source,
-            trigger="ingest",
-            run_id=run_id,
-            status="failed",
-            entries=entries,
-            error=error,
-            duration_s=time.perf_counter() - t0,
-            parser_version=spec.parser_version,
-            details={"location": location},
-        )
-
     try:
         body, content_type, member_shas = read_payload(module, path)
     except (OSError, ParseError) as exc:
-        return failed(f"cannot read {location}: {exc}", [])
+        return ledger.record_run(wh, ctx, "failed", [], f"cannot read {location}: {exc}")
     now = datetime.now(UTC)
     entry = store.put(
         body,
@@ -116,36 +88,23 @@ def ingest_item_path(
         retrieved_at=now,
         request_params={"members": member_shas} if content_type == bundle.CONTENT_TYPE else {},
         label=path.name,
-        run_id=run_id,
+        run_id=ctx.run_id,
     )
     meta = FetchMeta(spec.key, entry.url, entry.sha256, now, content_type, path.name)
     try:
-        items = list(module.parse(body, meta=meta))
+        items = [i if i.raw_sha256 else replace(i, raw_sha256=entry.sha256) for i in module.parse(body, meta=meta)]
     except ParseError as exc:
-        return failed(f"parse failed: {exc}", [entry])
-    return load_items(
-        wh,
-        source,
-        items,
-        trigger="ingest",
-        entries=[entry],
-        run_id=run_id,
-        parser_version=spec.parser_version,
-        details={"location": location, "members": sorted(member_shas)},
-        after_load=after_load,
-    )
+        return ledger.record_run(wh, ctx, "failed", [entry], f"parse failed: {exc}")
+    return load_items(wh, ctx.with_details(members=sorted(member_shas)), items, [entry])
 
 
-def load_items(wh: Warehouse, source: ledger.SourceRow, items: Iterable[ParseItem], **options: Any) -> ledger.RunResult:
-    """Load parsed or generated items (batches and refused lines) through the ledger.
-
-    ``options`` are :func:`~evalhouse.pipeline.ledger.run_load`'s (trigger, entries, run_id,
-    parser_version, details, after_load); the records fingerprint is the batches'.
-    """
+def load_items(
+    wh: Warehouse, ctx: ledger.RunContext, items: Iterable[ParseItem], entries: list[RawEntry] | None = None
+) -> ledger.RunResult:
+    """Load parsed or generated items (batches and refused lines) through the ledger."""
     items = list(items)
-    options.setdefault("entries", [])
-    options.setdefault("trigger", "ingest")
-    return ledger.run_load(wh, source=source, items=lambda: items, records_fp=batches_fingerprint(items), **options)
+    plan = ledger.LoadPlan(entries=entries or [], items=lambda: items, records_fp=batches_fingerprint(items))
+    return ledger.run_load(wh, ctx, plan)
 
 
 def batches_fingerprint(items: list[ParseItem]) -> str:

@@ -5,6 +5,10 @@ Every way data enters (refresh, a hand-run ingest, a reparse, an EEE import) goe
 one ``ingest_run`` row with counts and status, and — inside the same transaction — the records.
 A failure rolls the records back but still writes the run (status ``failed``, with the error)
 and the fetch rows, because "we fetched these bytes and could not load them" is provenance too.
+
+What a run needs to know — its source, trigger, the registry it canonicalises with, the parser
+version — travels in one :class:`RunContext`; nothing is read from a global, so the registry
+version written to ``ingest_run`` is the one the rows were canonicalised with.
 """
 
 from __future__ import annotations
@@ -15,13 +19,13 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 import duckdb
 
-from evalhouse.curation.registry import load_registry
+from evalhouse.curation.registry import Registry
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParseItem
 from evalhouse.version import __version__
@@ -32,9 +36,11 @@ from evalhouse.warehouse.load import Loader, LoadReport, insert_rows
 from evalhouse.warehouse.raw_store import RawEntry
 from evalhouse.warehouse.registry_sync import sync_registry
 
-RunStatus = Literal["completed", "partial", "failed", "unchanged"]
-#: Runs inside a load's transaction after the rows are in (the expectations checkpoint); raising
-#: rolls the load back.
+RunStatus = Literal["completed", "partial", "failed", "unchanged", "recanonicalised"]
+#: Statuses of runs that loaded rows: what "the source's current data" was built by.
+LOADING = ("completed", "partial", "recanonicalised")
+#: Runs inside a load's transaction after the rows are in (the expectations checkpoint), given the
+#: run id; raising rolls the load back.
 AfterLoad = Callable[[duckdb.DuckDBPyConnection, str], None]
 
 
@@ -46,6 +52,34 @@ class SourceRow:
     tier: int | None
     organisation: str | None
     homepage: str | None
+
+
+def new_run_id(source_key: str) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return f"{source_key}@{stamp}-{uuid.uuid4().hex[:6]}"
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """One run of one source: what it is, how its records are read, what is recorded with it."""
+
+    source: SourceRow
+    trigger: str  # refresh, ingest, reparse, import-eee
+    registry: Registry
+    parser_version: str | None = None
+    collection: str | None = None
+    allow_provisional: bool = False
+    after_load: AfterLoad | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    run_id: str = ""
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def __post_init__(self) -> None:
+        if not self.run_id:
+            object.__setattr__(self, "run_id", new_run_id(self.source.source_key))
+
+    def with_details(self, **details: Any) -> RunContext:
+        return replace(self, details={**self.details, **details})
 
 
 @dataclass
@@ -92,9 +126,16 @@ class RunResult:
         }
 
 
-def new_run_id(source_key: str) -> str:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return f"{source_key}@{stamp}-{uuid.uuid4().hex[:6]}"
+@dataclass(frozen=True)
+class LoadPlan:
+    """What one load reads and how it is compared with the next night's."""
+
+    entries: list[RawEntry]
+    items: Callable[[], Iterable[ParseItem]]
+    records_fp: str | None = None  # fingerprint of everything parsed (duplicates included)
+    payload_sha256: str | None = None  # default: the digest of ``entries``
+    replace_source: bool = False  # first remove the source's parsed rows (reparse)
+    status: RunStatus | None = None  # the status to record when the load succeeds (default: by counts)
 
 
 def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
@@ -121,145 +162,86 @@ def payload_digest(entries: list[RawEntry]) -> str:
 
 
 def _insert_run(
-    con: duckdb.DuckDBPyConnection,
-    result: RunResult,
-    *,
-    trigger: str,
-    started_at: datetime,
-    parser_version: str | None,
-    records_fp: str | None,
-    details: dict[str, Any],
+    con: duckdb.DuckDBPyConnection, ctx: RunContext, result: RunResult, records_fp: str | None, details: dict[str, Any]
 ) -> None:
     r = result.report
     counts = result.counts
-    insert_rows(
-        con,
-        "ingest_run",
-        [
-            {
-                "run_id": result.run_id,
-                "source_key": result.source_key,
-                "trigger": trigger,
-                "started_at": started_at,
-                "finished_at": datetime.now(UTC),
-                "status": result.status,
-                "n_read": counts["read"],
-                "n_loaded": counts["loaded"],
-                "n_quarantined": counts["quarantined"],
-                "n_duplicate": counts["duplicate"],
-                "n_scores": r.scores_loaded,
-                "error": result.error,
-                "duration_s": result.duration_s,
-                "payload_sha256": result.payload_sha256,
-                "records_fingerprint": records_fp,
-                "parser_version": parser_version,
-                "registry_version": load_registry().version,
-                "evalhouse_version": __version__,
-                "details": json.dumps(details, default=str),
-            }
-        ],
-    )
+    row = {
+        "run_id": result.run_id,
+        "source_key": result.source_key,
+        "trigger": ctx.trigger,
+        "started_at": ctx.started_at,
+        "finished_at": datetime.now(UTC),
+        "status": result.status,
+        "n_read": counts["read"],
+        "n_loaded": counts["loaded"],
+        "n_quarantined": counts["quarantined"],
+        "n_duplicate": counts["duplicate"],
+        "n_scores": r.scores_loaded,
+        "error": result.error,
+        "duration_s": result.duration_s,
+        "payload_sha256": result.payload_sha256,
+        "records_fingerprint": records_fp,
+        "parser_version": ctx.parser_version,
+        "registry_version": ctx.registry.version,
+        "evalhouse_version": __version__,
+        "details": json.dumps(details, default=str),
+    }
+    insert_rows(con, "ingest_run", [row])
 
 
-def run_load(
-    wh: Warehouse,
-    *,
-    source: SourceRow,
-    trigger: str,
-    entries: list[RawEntry],
-    items: Callable[[], Iterable[ParseItem]],
-    parser_version: str | None = None,
-    collection: str | None = None,
-    allow_provisional: bool = False,
-    run_id: str | None = None,
-    details: dict[str, Any] | None = None,
-    after_load: AfterLoad | None = None,
-    records_fp: str | None = None,
-    payload_sha256: str | None = None,
-    replace_source: bool = False,
-) -> RunResult:
-    """Load ``items()`` for one source in one transaction and write the run row either way.
+def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
+    """Load ``plan.items()`` for one source in one transaction and write the run row either way.
 
     ``items`` is a thunk so a parser exception (a whole payload unreadable) is caught here and
-    turned into a ``failed`` run that keeps the fetch rows. ``after_load`` runs inside the same
-    transaction (the expectations checkpoint): raising there rolls the load back.
-    ``records_fp`` is the fingerprint of everything parsed (duplicates included), which the next
-    refresh compares against; ``replace_source`` first removes the source's parsed rows (reparse).
+    turned into a ``failed`` run that keeps the fetch rows. ``ctx.after_load`` runs inside the
+    same transaction (the expectations checkpoint): raising there rolls the load back.
     """
-    run_id = run_id or new_run_id(source.source_key)
-    started_at = datetime.now(UTC)
     t0 = time.perf_counter()
-    result = RunResult(
-        run_id,
-        source.source_key,
-        "failed",
-        payload_sha256=payload_sha256 or (payload_digest(entries) if entries else None),
-    )
+    digest = plan.payload_sha256 or (payload_digest(plan.entries) if plan.entries else None)
+    result = RunResult(ctx.run_id, ctx.source.source_key, "failed", payload_sha256=digest)
     try:
         with wh.transaction() as con:
-            register_source(con, source)
-            record_fetches(con, entries, run_id)
-            sync_registry(con)
-            if replace_source:
-                remove_parsed_rows(con, source.source_key)
+            register_source(con, ctx.source)
+            record_fetches(con, plan.entries, ctx.run_id)
+            sync_registry(con, ctx.registry)
+            if plan.replace_source:
+                remove_parsed_rows(con, ctx.source.source_key)
             loader = Loader(
                 con,
-                source_key=source.source_key,
-                run_id=run_id,
-                collection=collection,
-                allow_provisional=allow_provisional,
+                source_key=ctx.source.source_key,
+                run_id=ctx.run_id,
+                collection=ctx.collection,
+                registry=ctx.registry,
+                allow_provisional=ctx.allow_provisional,
             )
-            raw_sha = result.payload_sha256 or "none"
-            parsed = list(items())
+            parsed = list(plan.items())
             batches = [i for i in parsed if isinstance(i, ItemBatch)]
-            result.report = loader.load([i for i in parsed if not isinstance(i, ItemBatch)], raw_sha256=raw_sha)
+            result.report = loader.load(
+                [i for i in parsed if not isinstance(i, ItemBatch)], raw_sha256=digest or "none"
+            )
             if batches:
-                item_loader = ItemLoader(con, source_key=source.source_key, run_id=run_id)
-                result.items = item_loader.load(batches, raw_sha256=raw_sha)
+                item_loader = ItemLoader(con, source_key=ctx.source.source_key, run_id=ctx.run_id)
+                result.items = item_loader.load(batches, raw_sha256=digest or "none")
             result.status = _status(result.report, result.items)
             if result.status == "failed":
-                result.error = (
-                    result.error or "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
-                )
-            if result.status != "failed":
-                result.decisions = record_decisions(con, run_id)
+                result.error = "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
+            else:
+                result.decisions = record_decisions(con, ctx.run_id)
+                result.status = plan.status or result.status
             result.duration_s = time.perf_counter() - t0
-            if after_load is not None:
-                after_load(con, run_id)
-            _insert_run(
-                con,
-                result,
-                trigger=trigger,
-                started_at=started_at,
-                parser_version=parser_version,
-                records_fp=records_fp
-                or (records_fingerprint(result.report.fingerprints) if result.report.fingerprints else None),
-                details={
-                    **(details or {}),
-                    "load": result.report.as_dict(),
-                    **({"items": result.items.as_dict()} if result.items else {}),
-                },
+            if ctx.after_load is not None:
+                ctx.after_load(con, ctx.run_id)
+            fp = plan.records_fp or (
+                records_fingerprint(result.report.fingerprints) if result.report.fingerprints else None
             )
+            items_details = {"items": result.items.as_dict()} if result.items else {}
+            _insert_run(con, ctx, result, fp, {**ctx.details, "load": result.report.as_dict(), **items_details})
         return result
     except Exception as exc:  # noqa: BLE001 - any failure of one source becomes its failed run
-        result.status = "failed"
-        result.error = f"{type(exc).__name__}: {exc}"
-        result.duration_s = time.perf_counter() - t0
         rolled_back = result.report.as_dict()
-        result.report = LoadReport()
-        result.items = None
         return record_run(
-            wh,
-            source=source,
-            trigger=trigger,
-            run_id=run_id,
-            status="failed",
-            entries=entries,
-            error=result.error,
-            duration_s=result.duration_s,
-            parser_version=parser_version,
-            details={**(details or {}), "rolled_back": rolled_back},
-            started_at=started_at,
+            wh, ctx.with_details(rolled_back=rolled_back), "failed", plan.entries, f"{type(exc).__name__}: {exc}"
         )
 
 
@@ -274,39 +256,24 @@ def remove_parsed_rows(con: duckdb.DuckDBPyConnection, source_key: str) -> None:
 
 def record_run(
     wh: Warehouse,
-    *,
-    source: SourceRow,
-    trigger: str,
-    run_id: str,
+    ctx: RunContext,
     status: RunStatus,
     entries: list[RawEntry],
-    error: str | None,
-    duration_s: float,
-    parser_version: str | None,
-    details: dict[str, Any],
-    started_at: datetime | None = None,
+    error: str | None = None,
 ) -> RunResult:
     """Record a run that loaded nothing (failed before loading, or unchanged) with its fetches."""
     result = RunResult(
-        run_id,
-        source.source_key,
+        ctx.run_id,
+        ctx.source.source_key,
         status,
         error=error,
-        duration_s=duration_s,
+        duration_s=(datetime.now(UTC) - ctx.started_at).total_seconds(),
         payload_sha256=payload_digest(entries) if entries else None,
     )
     with wh.transaction() as con:
-        register_source(con, source)
-        record_fetches(con, entries, run_id)
-        _insert_run(
-            con,
-            result,
-            trigger=trigger,
-            started_at=started_at or datetime.now(UTC),
-            parser_version=parser_version,
-            records_fp=None,
-            details=details,
-        )
+        register_source(con, ctx.source)
+        record_fetches(con, entries, ctx.run_id)
+        _insert_run(con, ctx, result, None, ctx.details)
     return result
 
 
@@ -314,32 +281,49 @@ def _status(report: LoadReport, items: ItemLoadReport | None = None) -> RunStatu
     i = items or ItemLoadReport()
     if report.records_read == 0 and report.parse_failures == 0 and i.responses_read == 0:
         return "failed"
-    if (
-        report.records_loaded == 0
-        and report.records_duplicate == 0
-        and i.responses_loaded == 0
-        and i.responses_duplicate == 0
-    ):
+    nothing = report.records_loaded == 0 and report.records_duplicate == 0
+    if nothing and i.responses_loaded == 0 and i.responses_duplicate == 0:
         return "failed"
     if report.quarantined or i.responses_quarantined:
         return "partial"
     return "completed"
 
 
-def last_completed_run(con: duckdb.DuckDBPyConnection, source_key: str) -> dict[str, Any] | None:
-    """The newest run of ``source_key`` that loaded data (completed or partial)."""
+@dataclass(frozen=True)
+class LastRun:
+    """The newest run of a source that loaded rows: what tonight's payload is compared against."""
+
+    run_id: str
+    payload_sha256: str | None
+    records_fingerprint: str | None
+    registry_version: str | None
+    finished_at: datetime | None
+
+
+def last_loading_run(con: duckdb.DuckDBPyConnection, source_key: str) -> LastRun | None:
+    """The newest run of ``source_key`` that loaded data (completed, partial or recanonicalised)."""
     row = first_row(
         con,
-        "SELECT run_id, payload_sha256, records_fingerprint, finished_at FROM ingest_run"
-        " WHERE source_key = ? AND status IN ('completed', 'partial')"
+        "SELECT run_id, payload_sha256, records_fingerprint, registry_version, finished_at FROM ingest_run"
+        " WHERE source_key = ? AND status IN ('completed', 'partial', 'recanonicalised')"
         " ORDER BY finished_at DESC LIMIT 1",
         [source_key],
     )
-    if row is None:
+    return None if row is None else LastRun(*row)
+
+
+def checkpoint(skip: bool = False) -> AfterLoad | None:
+    """The expectations checkpoint to run inside each load (None when ``skip``).
+
+    great-expectations takes seconds to import, so it is imported at the first load that needs
+    it: a night on which every source is unchanged never pays for it.
+    """
+    if skip:
         return None
-    return {
-        "run_id": row[0],
-        "payload_sha256": row[1],
-        "records_fingerprint": row[2],
-        "finished_at": row[3],
-    }
+
+    def run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+        from evalhouse.warehouse.expectations import checkpoint_after_load  # noqa: PLC0415 - seconds to import
+
+        checkpoint_after_load(con, run_id)
+
+    return run

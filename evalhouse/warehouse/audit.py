@@ -28,12 +28,13 @@ import duckdb
 
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.model_names import resolve
+from evalhouse.errors import NotFound
 from evalhouse.warehouse.raw_store import RawStore
 
 PARAM_RE = re.compile(r"\$([a-z_][a-z0-9_]*)")
 
 
-class AuditError(LookupError):
+class AuditError(NotFound):
     """The thing to audit is not in the warehouse (with what was tried)."""
 
 

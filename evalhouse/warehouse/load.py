@@ -239,7 +239,7 @@ class Loader:
         record: dict[str, Any],
         raw_sha256: str,
     ) -> None:
-        model = resolve_model(record["model_info"], self.source_key)
+        model = resolve_model(record["model_info"], self.source_key, self.registry)
         self._remember_identity(model)
         meta = record["source_metadata"]
         details = meta.get("additional_details") or {}

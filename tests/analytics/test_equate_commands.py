@@ -51,7 +51,7 @@ def said(result) -> str:
 
 def build_warehouse(path: Path, epoch_dir: Path | None, aa_csv: Path | None) -> Path:
     from evalhouse.ingest.pinned import epoch_zip
-    from evalhouse.pipeline.refresh import ingest_file
+    from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.raw_store import RawStore
 

@@ -167,7 +167,7 @@ def test_paper000_refuses_bad_learners_and_foreign_input(tmp_path: Path) -> None
 def epoch_db(epoch_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from evalhouse.config import raw_store_path
     from evalhouse.ingest.pinned import epoch_zip
-    from evalhouse.pipeline.refresh import ingest_file
+    from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.raw_store import RawStore
 

@@ -15,7 +15,7 @@ from evalhouse.warehouse.db import Warehouse
 @pytest.fixture(scope="module")
 def loaded_db(tmp_path_factory, epoch_dir: Path, aa_csv: Path) -> Path:
     from evalhouse.ingest.pinned import epoch_zip
-    from evalhouse.pipeline.refresh import ingest_file
+    from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.warehouse.raw_store import RawStore
 
     root = tmp_path_factory.mktemp("report")

@@ -14,7 +14,7 @@ from evalhouse.warehouse.db import Warehouse
 @pytest.fixture(scope="module")
 def aa_db(aa_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from evalhouse.config import raw_store_path
-    from evalhouse.pipeline.refresh import ingest_file
+    from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.warehouse.raw_store import RawStore
 
     db = tmp_path_factory.mktemp("report") / "aa.duckdb"

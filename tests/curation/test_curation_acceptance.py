@@ -36,8 +36,8 @@ def db(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         results = R.refresh(
             wh,
             RawStore(root / "w.raw"),
-            mirror=f"{srv.url}/m",
-            client_factory=lambda m: HttpClient(mirror=m, trust_env=False),
+            None,
+            R.RefreshOptions(mirror=f"{srv.url}/m", client_factory=lambda m: HttpClient(mirror=m, trust_env=False)),
         )
         assert {r.status for r in results} <= {"completed", "partial"}
     return path
@@ -199,17 +199,17 @@ def test_release_date_evidence_choice_conflicts_and_corrections(wh: Warehouse) -
         release_dates.correct(
             con,
             base,
-            date(2024, 5, 13),
-            reason="OpenAI announcement page",
-            url="https://openai.com/index/hello-gpt-4o/",
+            release_dates.Correction(
+                date(2024, 5, 13), reason="OpenAI announcement page", url="https://openai.com/index/hello-gpt-4o/"
+            ),
         )
     after = release_dates.chosen(wh.con, base)
     assert after["kind"] == "manual_correction" and str(after["release_date"]) == "2024-05-13"
     assert len(release_dates.evidence(wh.con, base)) == len(evidence) + 1  # added, never overwritten
     with pytest.raises(ValueError, match="reason"):
-        release_dates.correct(wh.con, base, date(2024, 5, 13), reason=" ")
+        release_dates.correct(wh.con, base, release_dates.Correction(date(2024, 5, 13), reason=" "))
     with pytest.raises(ValueError, match="outside"):
-        release_dates.correct(wh.con, base, date(2014, 1, 1), reason="typo")
+        release_dates.correct(wh.con, base, release_dates.Correction(date(2014, 1, 1), reason="typo"))
 
 
 def test_dates_and_policy_commands(db: Path) -> None:
@@ -223,7 +223,7 @@ def test_dates_and_policy_commands(db: Path) -> None:
     shown = runner.invoke(app, ["--db", str(db), "curate", "policy", "--json"])
     assert json.loads(shown.stdout)["policy"] == "prefer-independent"
     bad = runner.invoke(app, ["--db", str(db), "curate", "policy", "nonsense"])
-    assert bad.exit_code == 1 and "unknown conflict policy" in bad.output
+    assert bad.exit_code == 2 and "unknown conflict policy" in bad.output  # bad input: exit 2
 
 
 @pytest.mark.conformance

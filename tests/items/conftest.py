@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse.pipeline import refresh as R
+from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.pipeline.ledger import RunResult
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
@@ -18,7 +18,7 @@ class Ingest:
         self.wh, self.store = wh, store
 
     def __call__(self, key: str, path: Path | str) -> RunResult:
-        return R.ingest_file(self.wh, self.store, key, str(path))
+        return ingest_file(self.wh, self.store, key, str(path))
 
     def rows(self, sql: str, params: list | None = None) -> list[tuple]:
         return self.wh.con.execute(sql, params or []).fetchall()

@@ -77,7 +77,7 @@ def test_bootstrap_intervals_cover_at_close_to_nominal_rate(tmp_path: Path) -> N
 def test_primitives_match_a_direct_computation(tmp_path: Path) -> None:
     """OLS slopes/SEs equal statsmodels' per-item fits; sigma2 uses the denominator N - |PP|."""
     sm = pytest.importorskip("statsmodels.api")
-    audit, m, wh = _fit(tmp_path, PanelSpec(n_items=30, random_state=5), n_boot=50)
+    _, m, wh = _fit(tmp_path, PanelSpec(n_items=30, random_state=5), n_boot=50)
     with wh:
         obs = wh.con.execute(
             "SELECT r.item_id, c.axis, c.effort, r.p_correct, c.suite, c.checkpoint FROM item_response r"

@@ -109,7 +109,9 @@ def test_lm_eval_multiple_choice_keeps_every_choice(ingest, tmp_path: Path) -> N
         })  # fmt: skip
     results = {
         "results": {"mc": {"alias": "mc", "acc,none": float(np.mean(accs)), "acc_norm,none": float(np.mean(norms))}},
-        "configs": {"mc": {"task": "mc", "output_type": "multiple_choice", "target_delimiter": " ", "test_split": "test"}},
+        "configs": {
+            "mc": {"task": "mc", "output_type": "multiple_choice", "target_delimiter": " ", "test_split": "test"}
+        },
         "n-shot": {"mc": 0}, "n-samples": {"mc": {"original": 40, "effective": 40}},
         "config": {"model": "hf", "model_args": "pretrained=org/m", "model_sha": "abc"},
         "model_name": "org/m", "lm_eval_version": "0.4.9", "date": 1.0,

@@ -42,7 +42,7 @@ def test_lm_eval_directory_loads_one_row_per_samples_line(ingest, formats: Path)
         " i.gold, i.benchmark, r.unmapped FROM item_response r JOIN item i USING (item_id) ORDER BY r.line"
     )
     originals = [json.loads(x) for x in samples.read_bytes().splitlines() if x.strip()]
-    for (line, p, name, stored, output, gold, bench, unmapped), orig in zip(rows, originals, strict=True):
+    for (_line, p, name, stored, output, gold, bench, unmapped), orig in zip(rows, originals, strict=True):
         assert p == orig["exact_match"] == stored  # the per-sample metric, exactly as the harness wrote it
         assert name == "exact_match,none"
         assert output == orig["filtered_resps"][0]

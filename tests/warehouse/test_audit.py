@@ -140,7 +140,7 @@ def test_audit_score_cli_prints_url_sha256_locator_and_steps(wh: Warehouse, db: 
     as_json = runner.invoke(cli(), ["--db", str(db), "audit", "score", str(score_id), "--json"])
     assert json.loads(as_json.stdout)["raw"]["sha256"] == chain["raw"]["sha256"]
     missing = runner.invoke(cli(), ["--db", str(db), "audit", "score", "999999"])
-    assert missing.exit_code == 1 and "no score with id 999999" in missing.output
+    assert missing.exit_code == 2 and "no score with id 999999" in missing.output  # unknown id: bad input
 
 
 def test_audit_model_by_source_id_and_by_name(wh: Warehouse, db: Path) -> None:

@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 from eee_records import eee_record, write_tree
 
+from evalhouse.curation.registry import load_registry
 from evalhouse.pipeline.import_eee import import_tree
-from evalhouse.pipeline.ledger import SourceRow, run_load
+from evalhouse.pipeline.ledger import LoadPlan, RunContext, SourceRow, run_load
 from evalhouse.schema.records import ParsedRecord
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.expectations import (
@@ -236,10 +237,11 @@ def load(wh: Warehouse, store: RawStore, records: list[dict[str, Any]], source_k
         entries.append(entry)
         items.append(ParsedRecord(record=rec, locator=f"load/{i}.json", raw_sha256=entry.sha256))
     source = SourceRow(source_key, "EEE datastore collection c", "eee_datastore", None, None, None)
-    return run_load(
-        wh, source=source, trigger="test", entries=entries, items=lambda: items, collection="c",
+    ctx = RunContext(
+        source=source, trigger="test", registry=load_registry(), collection="c",
         allow_provisional=True, after_load=checkpoint_after_load,
     )  # fmt: skip
+    return run_load(wh, ctx, LoadPlan(entries=entries, items=lambda: items))
 
 
 def test_a_clean_load_passes_and_commits_its_validation_results(wh: Warehouse, tmp_path: Path) -> None:

@@ -47,16 +47,18 @@ TABLE_COLUMNS = [
 
 
 def simulate_into(wh: Warehouse, spec: PanelSpec) -> tuple[ledger.RunResult, SimulatedPanel]:
+    """Simulate ``spec`` and load it like a harness log (one transaction, one ``ingest_run``)."""
+    from evalhouse.curation.registry import load_registry
+
     panel = simulate_panel(spec)
-    result = load_items(
-        wh,
-        SIMULATOR,
-        [panel.batch],
+    ctx = ledger.RunContext(
+        source=SIMULATOR,
         trigger="simulate",
+        registry=load_registry(),
         parser_version="simulate-panel/1",
         details={"spec": spec.as_dict(), "suites": panel.suites},
     )
-    return result, panel
+    return load_items(wh, ctx, [panel.batch]), panel
 
 
 def snapshot_id(con: duckdb.DuckDBPyConnection) -> str | None:

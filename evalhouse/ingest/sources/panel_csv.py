@@ -26,6 +26,7 @@ from evalhouse.ingest.sources import _items as X
 from evalhouse.schema import items as S
 from evalhouse.schema.records import ParseFailure, ParseItem
 
+COLUMNS = ("item_id", "benchmark", "suite", "checkpoint", "axis", "effort", "seed", "p_correct")
 SOURCE = SourceSpec(
     key="panel-csv",
     name="Item x checkpoint x seed panel (CSV)",
@@ -37,10 +38,9 @@ SOURCE = SourceSpec(
     cadence="manual",
     parser_version="panel-csv/1",
     collection="panel-csv",
-    description="p_correct per item, checkpoint and seed (item_id,benchmark,suite,checkpoint,axis,effort,seed,p_correct)",
+    description="p_correct per item, checkpoint and seed: " + ",".join(COLUMNS),
 )
 
-COLUMNS = ("item_id", "benchmark", "suite", "checkpoint", "axis", "effort", "seed", "p_correct")
 EFFORT_UNIT = {"PT": "tokens", "SFT": "sft_pairs", "RL": "rl_prompts", "anchor": None}
 _DICT = pa.dictionary(pa.int32(), pa.string())
 _TYPES = {

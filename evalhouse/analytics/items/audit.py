@@ -134,56 +134,66 @@ class ItemAudit(AnalysisEstimator):
         return self
 
     def _bootstrap_improvability(self, items: pd.DataFrame, obs: pd.DataFrame, rng: np.random.Generator) -> None:
+        """Slope CIs per axis and improvability-rank CIs (rank by the replicate's cheapest cost)."""
         kappa = cost_scenario(self.cost_scenario)
         index = pd.Index(items["item_id"])
-        costs = np.full((len(items), self.n_boot), np.inf, dtype=np.float32)
-        for axis in AXES:
-            ids, reps = B.residual_slopes(obs[obs["axis"] == axis], self.n_boot, rng)
-            col = axis.lower()
-            lo = np.full(len(items), np.nan)
-            hi = np.full(len(items), np.nan)
-            if len(ids):
-                pos = index.get_indexer(ids)
-                lo[pos], hi[pos] = B.percentile_ci(reps, self.ci_level)
-                positive = reps > 0
-                np.divide(np.float32(kappa[axis]), reps, out=reps, where=positive)  # in place: slope -> cost
-                reps[~positive] = np.inf
-                del positive
-                costs[pos] = np.fmin(costs[pos], reps)
-            del reps
-            items[f"slope_{col}_lo"], items[f"slope_{col}_hi"] = lo, hi
+        designs = {axis: B.residual_designs(obs[obs["axis"] == axis], self.n_boot, rng) for axis in AXES}
         kept = items["excluded_improvability"].isna().to_numpy()
+        tails = {axis: [B.Tails(len(d.ids), self.n_boot, self.ci_level) for d in designs[axis]] for axis in AXES}
+        positions = {axis: [index.get_indexer(d.ids) for d in designs[axis]] for axis in AXES}
+        rank_tails = B.Tails(int(kept.sum()), self.n_boot, self.ci_level)
+        for lo in range(0, self.n_boot, B.BLOCK):
+            hi = min(lo + B.BLOCK, self.n_boot)
+            cost = np.full((len(items), hi - lo), np.inf, dtype=np.float32)
+            for axis in AXES:
+                for design, tail, pos in zip(designs[axis], tails[axis], positions[axis], strict=True):
+                    reps = design.replicates(lo, hi)
+                    tail.add(reps)
+                    axis_cost = np.full(reps.shape, np.inf, dtype=np.float32)
+                    np.divide(kappa[axis], reps, out=axis_cost, where=reps > 0, casting="unsafe")
+                    cost[pos] = np.fmin(cost[pos], axis_cost)
+            if kept.any():
+                rank_tails.add(B.ranks_of(cost[kept], descending=False))
+        for axis in AXES:
+            lo_col = np.full(len(items), np.nan)
+            hi_col = np.full(len(items), np.nan)
+            for tail, pos in zip(tails[axis], positions[axis], strict=True):
+                lo_col[pos], hi_col[pos] = tail.interval()
+            items[f"slope_{axis.lower()}_lo"], items[f"slope_{axis.lower()}_hi"] = lo_col, hi_col
         point = items["marginal_cost"].to_numpy(dtype=float)
-        items["improvability_rank"] = np.nan
-        items["improvability_rank_lo"] = np.nan
-        items["improvability_rank_hi"] = np.nan
+        for col in ("improvability_rank", "improvability_rank_lo", "improvability_rank_hi"):
+            items[col] = np.nan
         if kept.any():
             items.loc[kept, "improvability_rank"] = pd.Series(point[kept]).rank(method="min").to_numpy()
-            lo, hi = B.rank_ci(costs[kept], self.ci_level, descending=False)
-            items.loc[kept, "improvability_rank_lo"], items.loc[kept, "improvability_rank_hi"] = lo, hi
+            items.loc[kept, "improvability_rank_lo"], items.loc[kept, "improvability_rank_hi"] = rank_tails.interval()
 
     def _bootstrap_noise(self, items: pd.DataFrame, seed_obs: pd.DataFrame, rng: np.random.Generator) -> None:
+        """sigma2 CIs and noise-rank CIs (rank 1 = noisiest) from the across-seed bootstrap."""
         index = pd.Index(items["item_id"])
-        ids, reps = B.seed_sigma2(seed_obs, self.n_boot, rng)
-        lo = np.full(len(items), np.nan)
-        hi = np.full(len(items), np.nan)
-        has = np.zeros(len(items), dtype=bool)
-        if len(ids):
-            pos = index.get_indexer(ids)
-            lo[pos], hi[pos] = B.percentile_ci(reps, self.ci_level)
-            has[pos] = True
-        items["sigma2_lo"], items["sigma2_hi"] = lo, hi
-        kept = items["excluded_noise"].isna().to_numpy() & has
-        items["noise_rank"] = np.nan
-        items["noise_rank_lo"] = np.nan
-        items["noise_rank_hi"] = np.nan
-        if kept.any():
-            sigma = items["sigma2"].to_numpy(dtype=float)[kept]
-            items.loc[kept, "noise_rank"] = pd.Series(-sigma).rank(method="min").to_numpy()
-            order = np.full(len(items), -1)
-            order[pos] = np.arange(len(pos))
-            lo, hi = B.rank_ci(reps[order[kept]], self.ci_level, descending=True)
-            items.loc[kept, "noise_rank_lo"], items.loc[kept, "noise_rank_hi"] = lo, hi
+        panel = B.seed_panel(seed_obs, self.n_boot, rng)
+        lo_col = np.full(len(items), np.nan)
+        hi_col = np.full(len(items), np.nan)
+        for col in ("noise_rank", "noise_rank_lo", "noise_rank_hi"):
+            items[col] = np.nan
+        if panel is None or not len(panel.ids):
+            items["sigma2_lo"], items["sigma2_hi"] = lo_col, hi_col
+            return
+        pos = index.get_indexer(panel.ids)
+        kept_panel = items["excluded_noise"].isna().to_numpy()[pos]
+        tails = B.Tails(len(pos), self.n_boot, self.ci_level)
+        rank_tails = B.Tails(int(kept_panel.sum()), self.n_boot, self.ci_level)
+        for lo in range(0, self.n_boot, B.BLOCK):
+            reps = panel.replicates(lo, min(lo + B.BLOCK, self.n_boot))
+            tails.add(reps)
+            if kept_panel.any():
+                rank_tails.add(B.ranks_of(reps[kept_panel], descending=True))
+        lo_col[pos], hi_col[pos] = tails.interval()
+        items["sigma2_lo"], items["sigma2_hi"] = lo_col, hi_col
+        if kept_panel.any():
+            rows = pos[kept_panel]
+            sigma = items["sigma2"].to_numpy(dtype=float)[rows]
+            items.loc[rows, "noise_rank"] = pd.Series(-sigma).rank(method="min").to_numpy()
+            items.loc[rows, "noise_rank_lo"], items.loc[rows, "noise_rank_hi"] = rank_tails.interval()
 
 
 def benchmark_summary(items: pd.DataFrame) -> pd.DataFrame:

@@ -23,11 +23,17 @@ from typing import Any
 
 import yaml
 
-from evalhouse.ingest.source import ParseError
+from evalhouse.ingest.fetch import FetchRequest
+from evalhouse.ingest.source import ParseError, SourceState
 from evalhouse.schema import items as S
 from evalhouse.schema.records import ParseFailure
 
 HARNESS_LOG = "harness_log"
+
+
+def files_only(state: SourceState) -> list[FetchRequest]:
+    """The ``plan`` of a harness-log source: it is ingested from files, so a refresh fetches nothing."""
+    return []
 
 
 @dataclass(frozen=True)

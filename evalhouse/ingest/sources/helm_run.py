@@ -18,8 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from evalhouse.ingest import bundle
-from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec
 from evalhouse.ingest.sources import _items as X
 from evalhouse.schema.items import content_sha256, eval_run_id, jtext
 from evalhouse.schema.records import ParseFailure, ParseItem
@@ -52,8 +51,8 @@ MAPPED = {
 }
 
 
-def plan(state: SourceState) -> list[FetchRequest]:
-    return []
+#: A harness log is read from files ('evalhouse ingest KEY PATH'): nothing to fetch.
+plan = X.files_only
 
 
 def members(target: str | None, names: list[str]) -> list[str]:

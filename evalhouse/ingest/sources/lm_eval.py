@@ -22,8 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from evalhouse.ingest import bundle
-from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec
 from evalhouse.ingest.sources import _items as X
 from evalhouse.schema.items import content_sha256, eval_run_id, jtext
 from evalhouse.schema.records import ParseFailure, ParseItem
@@ -61,8 +60,8 @@ MAPPED_LINE = {
 RUN_KEYS = ("results", "configs", "versions", "n-shot", "higher_is_better", "n-samples", "lm_eval_version", "date")
 
 
-def plan(state: SourceState) -> list[FetchRequest]:
-    return []  # a harness log is ingested from files: 'evalhouse ingest lm-eval PATH'
+#: A harness log is read from files ('evalhouse ingest KEY PATH'): nothing to fetch.
+plan = X.files_only
 
 
 def members(target: str | None, names: list[str]) -> list[str]:

@@ -20,8 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv as pacsv
 
-from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec
 from evalhouse.ingest.sources import _items as X
 from evalhouse.schema import items as S
 from evalhouse.schema.records import ParseFailure, ParseItem
@@ -55,8 +54,8 @@ _TYPES = {
 }
 
 
-def plan(state: SourceState) -> list[FetchRequest]:
-    return []
+#: A harness log is read from files ('evalhouse ingest KEY PATH'): nothing to fetch.
+plan = X.files_only
 
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from evalhouse.schema.items import CHECKPOINT_SCHEMA, EVAL_RUN_SCHEMA, ITEM_SCHEMA, RESPONSE_SCHEMA, ItemBatch
@@ -91,6 +92,7 @@ class ItemLoader:
                 [self.source_key, self.run_id, raw_sha256],
             ).fetchall()
             r.eval_runs_new += int(inserted[0][0]) if inserted else 0
+        self._batch_responses = batch.responses
         with _registered(self.con, "_b_resp", batch.responses):
             self._load_responses(batch, raw_sha256, bad_items, bad_ckpts, seen_runs)
 
@@ -142,7 +144,9 @@ class ItemLoader:
     def _fates(self, bad_items: set[str], bad_ckpts: set[str], seen_runs: set[str]) -> str | None:
         """SQL creating ``_fates`` (every response with NULL = load, or why not), or None if all load."""
         key = ", ".join(RESPONSE_KEY)
-        repeated = self._count(f"SELECT count(*) FROM (SELECT 1 FROM _b_resp GROUP BY {key} HAVING count(*) > 1)")
+        repeated = _repeated_keys(self._batch_responses)
+        if repeated is None:  # key columns not dictionary-encoded: let DuckDB count
+            repeated = self._count(f"SELECT count(*) FROM (SELECT 1 FROM _b_resp GROUP BY {key} HAVING count(*) > 1)")
         if not (repeated or bad_items or bad_ckpts or seen_runs):
             return None
         lit = _sql_list
@@ -222,6 +226,31 @@ class _registered:
         # must reach the run row instead of "transaction is aborted".
         if exc_type is None:
             self.con.unregister(self.name)
+
+
+def _repeated_keys(responses: pa.Table) -> int | None:
+    """How many response keys repeat, counted on integer codes (numpy) when every text key column is
+    dictionary-encoded (the panel parsers and the simulator produce such batches); None otherwise.
+
+    A GROUP BY over 10⁷ text keys holds a hash table of them all; one sort of int64 codes does not.
+    """
+    codes = np.zeros(responses.num_rows, dtype=np.int64)
+    for name in RESPONSE_KEY:
+        col = responses.column(name).combine_chunks()
+        if pa.types.is_dictionary(col.type):
+            col = col.unify_dictionaries() if hasattr(col, "unify_dictionaries") else col
+            values = np.asarray(col.indices.fill_null(-1), dtype=np.int64)
+            span = len(col.dictionary) + 1
+        elif pa.types.is_integer(col.type):
+            values = np.asarray(col.fill_null(-1), dtype=np.int64)
+            values = values - values.min() if len(values) else values
+            span = int(values.max()) + 1 if len(values) else 1
+        else:
+            return None
+        if span and codes.size and (np.iinfo(np.int64).max // span) < int(codes.max()) + 1:
+            return None  # the mixed-radix code would overflow
+        codes = codes * span + values + (1 if pa.types.is_dictionary(col.type) else 0)
+    return int(codes.size - np.unique(codes).size)
 
 
 def _sql_list(values: set[str]) -> str:

@@ -107,7 +107,9 @@ class ItemAudit(AnalysisEstimator):
         given = {"improvability": self.improvability_suites, "noise": self.noise_suites}
         chosen = choose_suites(engine) if not all(given.values()) else {}
         suites = {k: list(v) if v else chosen[k] for k, v in given.items()}
-        items = engine.query(self.primitives_sql(suites)).sort_values("item_id", ignore_index=True)
+        items = engine.query(self.primitives_sql(suites))
+        items["item_id"] = items["item_id"].astype(str)
+        items = items.sort_values("item_id", ignore_index=True)
         items["excluded"] = items["excluded_improvability"].where(
             items["excluded_improvability"].notna(), items["excluded_noise"]
         )

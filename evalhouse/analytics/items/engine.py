@@ -68,7 +68,7 @@ class DuckDBEngine:
         return cls(con)
 
     def query(self, sql: str) -> pd.DataFrame:
-        return self.con.sql(sql).to_arrow_table().to_pandas()
+        return to_frame(self.con.sql(sql).to_arrow_table())
 
 
 class SparkEngine:
@@ -87,6 +87,23 @@ class SparkEngine:
 
     def query(self, sql: str) -> pd.DataFrame:
         return self.spark.sql(to_spark(sql)).toPandas()
+
+
+def to_frame(data: Any) -> pd.DataFrame:
+    """An Arrow result as pandas, with the id columns dictionary-encoded (categoricals): millions of
+    observation rows name a few thousand items and checkpoints."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = []
+    for name in ("item_id", "ckpt", "checkpoint_id"):
+        if name in data.column_names and pa.types.is_string(data.schema.field(name).type):
+            data = data.set_column(data.schema.get_field_index(name), name, pc.dictionary_encode(data[name]))
+            encoded.append(name)
+    frame = data.to_pandas()
+    for name in encoded:  # categories in lexical order, so sorting by the column sorts by the text
+        frame[name] = frame[name].cat.reorder_categories(sorted(frame[name].cat.categories))
+    return frame
 
 
 def to_spark(sql: str) -> str:

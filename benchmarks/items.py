@@ -24,7 +24,7 @@ from pathlib import Path
 ROWS_PER_ITEM = 101  # 21 axis checkpoints + 8 seeds x 10 checkpoints
 #: DuckDB's buffer pool is capped for the run (it spills beyond it), as one would on a 2 GB budget;
 #: the figure is printed with the results.
-DUCKDB_MEMORY = "1GB"
+DUCKDB_MEMORY = "768MB"
 
 
 def phase_simulate_load(workdir: Path, n_items: int) -> dict:

@@ -97,6 +97,10 @@ RESPONSE_SCHEMA = pa.schema(
     ]
 )
 
+#: Response columns every batch carries; the others may be left out (they load as NULL) so a
+#: panel of 10⁷ probabilities does not allocate ten columns of nulls.
+RESPONSE_REQUIRED = ("item_id", "checkpoint_id", "eval_run_id", "seed", "epoch", "p_correct", "locator", "line")
+
 SCHEMAS = {
     "item": ITEM_SCHEMA,
     "checkpoint": CHECKPOINT_SCHEMA,
@@ -147,17 +151,21 @@ def table(rows: Iterable[Mapping[str, Any]], schema: pa.Schema) -> pa.Table:
     return pa.table({n: pa.array(columns[n], type=schema.field(n).type) for n in names}, schema=schema)
 
 
-def conform(data: pa.Table, schema: pa.Schema) -> pa.Table:
-    """``data`` with ``schema``'s columns in order: missing ones NULL, types cast."""
-    cols = []
+def conform(data: pa.Table, schema: pa.Schema, *, fill: bool = True) -> pa.Table:
+    """``data`` with ``schema``'s columns in order and types cast (dictionary columns of the right
+    value type stay dictionary-encoded); missing columns are NULL, or left out with ``fill=False``."""
+    cols, names = [], []
     for f in schema:
         if f.name in data.column_names:
             col = data.column(f.name)
             keep = col.type == f.type or (pa.types.is_dictionary(col.type) and col.type.value_type == f.type)
             cols.append(col if keep else col.cast(f.type))
-        else:
+        elif fill:
             cols.append(pa.nulls(data.num_rows, type=f.type))
-    return pa.Table.from_arrays(cols, names=schema.names)
+        else:
+            continue
+        names.append(f.name)
+    return pa.Table.from_arrays(cols, names=names)
 
 
 @dataclass(frozen=True)
@@ -180,9 +188,16 @@ class ItemBatch:
             ("eval_run", self.eval_runs),
             ("item_response", self.responses),
         ):
-            expected = SCHEMAS[name]
-            if data.schema.names != expected.names:
-                raise ValueError(f"{name} table columns {data.schema.names} != {expected.names}")
+            expected = SCHEMAS[name].names
+            if name == "item_response":
+                order = [c for c in expected if c in data.schema.names]
+                missing = [c for c in RESPONSE_REQUIRED if c not in data.schema.names]
+                if data.schema.names != order or missing:
+                    raise ValueError(
+                        f"item_response columns {data.schema.names}: need {RESPONSE_REQUIRED}, in {expected}"
+                    )
+            elif data.schema.names != expected:
+                raise ValueError(f"{name} table columns {data.schema.names} != {expected}")
 
     @property
     def n_responses(self) -> int:

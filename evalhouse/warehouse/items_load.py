@@ -24,7 +24,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from evalhouse.schema.items import CHECKPOINT_SCHEMA, EVAL_RUN_SCHEMA, ITEM_SCHEMA, RESPONSE_SCHEMA, ItemBatch
+from evalhouse.schema.items import CHECKPOINT_SCHEMA, EVAL_RUN_SCHEMA, ITEM_SCHEMA, ItemBatch
 
 RESPONSE_KEY = ("item_id", "checkpoint_id", "eval_run_id", "seed", "epoch")
 #: Checkpoint facts that must agree when two payloads name the same checkpoint id.
@@ -100,7 +100,7 @@ class ItemLoader:
         self, batch: ItemBatch, raw_sha256: str, bad_items: set[str], bad_ckpts: set[str], seen_runs: set[str]
     ) -> None:
         r = self.report
-        cols = ", ".join(RESPONSE_SCHEMA.names)
+        cols = ", ".join(batch.responses.column_names)
         prov = [self.source_key, self.run_id, raw_sha256]
         if seen_runs:
             n_dup = self._count(

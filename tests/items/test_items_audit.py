@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from evalhouse.analytics.items.api import analyze_items, simulate_into
+from evalhouse.analytics.items.api import analyze_items, make_engine, simulate_into
 from evalhouse.analytics.items.audit import ItemAudit, cost_scenario
 from evalhouse.analytics.items.engine import DuckDBEngine, SparkEngine, export_parquet
 from evalhouse.analytics.items.simulate import PanelSpec, simulate_panel
@@ -138,3 +138,8 @@ def test_duckdb_and_spark_agree_on_the_same_parquet(tmp_path: Path, spark) -> No
         else:
             assert list(a[col].fillna("")) == list(b[col].fillna("")), col
     pd.testing.assert_frame_equal(duck.benchmarks_, spk.benchmarks_, rtol=1e-9)
+    # the CLI's route: an engine made from the warehouse connection and the exported files
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        engine = make_engine(wh.con, "spark", root, spark)
+        assert engine.name == "spark"
+        assert engine.query("SELECT count(*) AS n FROM item_response")["n"][0] == 150 * 101

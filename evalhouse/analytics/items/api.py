@@ -70,13 +70,14 @@ def snapshot_id(con: duckdb.DuckDBPyConnection) -> str | None:
 
 
 def make_engine(con: duckdb.DuckDBPyConnection, engine: str, parquet: str | Path | None, spark: Any = None) -> Engine:
-    """The engine to run on: DuckDB on ``con``, or Spark over ``parquet`` (exported from ``con`` if None)."""
+    """The engine to run on: DuckDB on ``con``, or Spark over the Parquet files at ``parquet``."""
     if engine == "duckdb":
         return DuckDBEngine(con)
     if engine != "spark":
         raise InputError(f"unknown engine {engine!r}: choose duckdb or spark")
-    root = parquet or export_parquet(con, Path(tempfile.mkdtemp(prefix="evalhouse-items-")))
-    return SparkEngine(spark or local_spark(), root)
+    if parquet is None:
+        raise InputError("the spark engine reads Parquet: give --parquet/--snapshot, or let analyze_items export")
+    return SparkEngine(spark or local_spark(), parquet)
 
 
 def analyze_items(
@@ -95,7 +96,11 @@ def analyze_items(
     w^auto, w^aug, their quadrant and v*, and the summary the welfare landscape.
     """
     audit = audit or ItemAudit()
-    audit.fit(make_engine(con, engine, parquet), snapshot_id=snapshot_id(con))
+    if engine == "spark" and parquet is None:  # the live tables, exported for the run and removed after
+        with tempfile.TemporaryDirectory(prefix="evalhouse-items-") as tmp:
+            audit.fit(make_engine(con, engine, export_parquet(con, Path(tmp))), snapshot_id=snapshot_id(con))
+    else:
+        audit.fit(make_engine(con, engine, parquet), snapshot_id=snapshot_id(con))
     landscape = add_welfare(audit, welfare) if welfare is not None else None
     analysis_id = None
     if writable is not None:

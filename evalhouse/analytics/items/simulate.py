@@ -63,7 +63,9 @@ class SimulatedPanel:
 
 
 def _dict(codes: np.ndarray, values: list[str]) -> pa.DictionaryArray:
-    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(values, type=pa.string()))
+    return pa.DictionaryArray.from_arrays(
+        pa.array(codes.astype(np.int32, copy=False)), pa.array(values, type=pa.string())
+    )
 
 
 def simulate_panel(spec: PanelSpec | None = None) -> SimulatedPanel:
@@ -187,7 +189,7 @@ def _assemble(spec, item_ids, bench_of, source_ids, ckpt_rows, parts, base, slop
         items=items,
         checkpoints=S.table(ckpt_rows, S.CHECKPOINT_SCHEMA),
         eval_runs=runs,
-        responses=S.conform(responses, S.RESPONSE_SCHEMA),
+        responses=S.conform(responses, S.RESPONSE_SCHEMA, fill=False),
         locator="simulate-panel",
         field_map={},
         lines_read=rows,

@@ -263,7 +263,7 @@ def _batch(data: pa.Table, name: str, sha256: str, n_failures: int) -> S.ItemBat
         items=S.table(item_rows, S.ITEM_SCHEMA),
         checkpoints=S.table(ckpt_rows, S.CHECKPOINT_SCHEMA),
         eval_runs=S.table(run_rows, S.EVAL_RUN_SCHEMA),
-        responses=S.conform(responses, S.RESPONSE_SCHEMA),
+        responses=S.conform(responses, S.RESPONSE_SCHEMA, fill=False),
         locator=name,
         field_map={f"csv.{c}": "item_response/item/checkpoint" for c in COLUMNS},
         lines_read=data.num_rows + n_failures,

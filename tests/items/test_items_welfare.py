@@ -130,3 +130,23 @@ def test_two_pl_recovers_parameters_and_anchors_beat_random() -> None:
               for s in range(3)]  # fmt: skip
     assert np.mean([e["mae_anchors"] for e in errors]) < np.mean([e["mae_random"] for e in errors])
     assert all(e["n_test_checkpoints"] == 40 for e in errors)
+
+
+def test_two_pl_on_the_item_response_table(tmp_path: Path) -> None:
+    """The 2PL fitted on the warehouse's item_response rows (a simulated seed panel): checkpoint
+    abilities order the checkpoints as their mean correctness does."""
+    from scipy.stats import spearmanr
+
+    from evalhouse.analytics.items.irt import response_matrix
+
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        simulate_into(wh, PanelSpec(n_items=300, random_state=8))
+        rows = wh.con.execute(
+            "SELECT r.checkpoint_id, r.item_id, r.p_correct FROM item_response r"
+            " JOIN checkpoint c USING (checkpoint_id) WHERE c.suite = 'sim-seeds'"
+        ).df()
+    matrix = response_matrix(rows)
+    assert matrix.shape == (80, 300)
+    irt = TwoPL().fit(matrix)
+    assert spearmanr(irt.theta_, matrix.mean(axis=1)).statistic > 0.95
+    assert irt.record_.kind == "irt_2pl" and irt.record_.input_shape == [80, 300]

@@ -139,7 +139,8 @@ def import_eee(
 
 
 def resolve_model(name: str, source: str | None = None, developer: str | None = None) -> dict[str, Any]:
-    """Any model name -> ``{"input", "source", "configuration", "base_model", "family", "flags"}``."""
+    """Any model name -> its identity: ``{"configuration", "base_model", "developer", "family", "flags", ...}``."""
     from evalhouse.curation.identity import describe_name
+    from evalhouse.curation.registry import load_registry
 
-    return describe_name(name, source=source, developer=developer)
+    return describe_name(name, load_registry(), source=source, developer=developer)

@@ -26,8 +26,9 @@ def resolve(
     their source. E.g. 'evalhouse models resolve gpt-5-2025-08-07_high --json'.
     """
     from evalhouse.curation.identity import describe_name
+    from evalhouse.curation.registry import load_registry
 
-    data = describe_name(name, source=source, developer=developer)
+    data = describe_name(name, load_registry(), source=source, developer=developer)
     if json_out:
         emit_json(data)
         return

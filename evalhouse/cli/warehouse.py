@@ -99,7 +99,8 @@ def _print_import(data: dict[str, Any], outside: list[str]) -> None:
     for run in data["runs"]:
         out.print(
             f"{run['source']}: {run['status']} — {run['loaded']} loaded, {run['duplicate']} duplicate, "
-            f"{run['quarantined']} quarantined ({run['scores']['loaded']} scores)",
+            f"{run['quarantined']} quarantined, {run['unchanged']} unchanged file(s) skipped "
+            f"({run['scores']['loaded']} scores)",
             highlight=False,
         )
         for reason, n in run["quarantine_reasons"].items():
@@ -132,9 +133,21 @@ def export_eee(
     with guard(), Warehouse.open(path, read_only=True) as wh:
         summary = export_tree(wh, directory, RawStore(raw_store_path(path)))
     if json_out:
-        emit_json({"written": summary.written, "samples": summary.samples, "skipped": summary.skipped})
+        emit_json(
+            {
+                "written": summary.written,
+                "samples": summary.samples,
+                "results_omitted": summary.results_omitted,
+                "skipped": summary.skipped,
+            }
+        )
     else:
         out.print(f"wrote {summary.written} records and {summary.samples} samples files under {directory}/data")
+        if summary.results_omitted:
+            out.print(
+                f"left out {summary.results_omitted} quarantined results "
+                "(each record says how many under 'evalhouse.results_quarantined')"
+            )
     if summary.skipped:
         for eval_id, reason in summary.skipped:
             console.print(f"[yellow]skipped[/] {eval_id}: {reason}", highlight=False)

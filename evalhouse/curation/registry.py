@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalhouse.curation.name_rules import NameRules, rules_from
 from evalhouse.curation.registry_files import (
     Benchmark,
     BenchmarksFile,
@@ -64,8 +65,17 @@ class Registry(BaseModel):
     developers: dict[str, Developer]
     developer_aliases: dict[str, str]
     developer_patterns: tuple[tuple[re.Pattern[str], str], ...]
+    metric_descriptions: tuple[tuple[re.Pattern[str], str], ...] = ()
+    generic_benchmark_names: frozenset[str] = frozenset()
     evidence_kinds: dict[str, EvidenceKind]
-    model_tokens: dict[str, Any] = Field(default_factory=dict)  # name rules (curation.model_names), as read
+    model_tokens: dict[str, Any] = Field(default_factory=dict)  # model_tokens.yaml as read
+    name_rules: NameRules | None = None  # ... compiled (curation.names)
+
+    def __hash__(self) -> int:  # one loaded registry is one object: caches key on its identity
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
 
     @property
     def version(self) -> str:
@@ -130,14 +140,42 @@ class Registry(BaseModel):
                 return self.developers[dev_id]
         return None
 
-    def benchmark_for(self, name: str | None, source_key: str | None = None) -> Benchmark | None:
+    def benchmark_for(
+        self, name: str | None, source_key: str | None = None, *, scoped_only: bool = False
+    ) -> Benchmark | None:
+        """The benchmark ``name`` denotes: a source-scoped alias first, then a global one.
+
+        A generic word ("Math", "Safety") never matches globally, and ``scoped_only`` (records that
+        describe their own benchmarks: an EEE datastore collection) skips global aliases entirely:
+        the registry merges only what it documents, per source, to be the same test.
+        """
         if not name:
             return None
         key = normalise_alias(name)
-        for scope in (source_key or "*", "*"):
-            bench_id = self.benchmark_aliases.get((scope, key))
-            if bench_id is not None:
-                return self.benchmarks[bench_id]
+        bench_id = self.benchmark_aliases.get((source_key, key)) if source_key else None
+        if bench_id is None and not scoped_only and key not in self.generic_benchmark_names:
+            bench_id = self.benchmark_aliases.get(("*", key))
+        return None if bench_id is None else self.benchmarks[bench_id]
+
+    def global_benchmark_for(self, name: str | None) -> Benchmark | None:
+        """The registry benchmark a name would match globally (a candidate link, never an identity)."""
+        key = normalise_alias(name or "")
+        bench_id = self.benchmark_aliases.get(("*", key))
+        return None if bench_id is None or key in self.generic_benchmark_names else self.benchmarks[bench_id]
+
+    def metric_from_description(self, text: str | None) -> Metric | None:
+        """The metric a record's ``evaluation_description`` names ("Accuracy on IFEval" → accuracy)."""
+        if not text:
+            return None
+        lowered = normalise_alias(text)
+        head = lowered.split(" on ", 1)[0]
+        for cand in (head, lowered):
+            metric_id = self.metric_aliases.get(cand)
+            if metric_id is not None:
+                return self.metrics[metric_id]
+        for pattern, metric_id in self.metric_descriptions:
+            if pattern.search(lowered):
+                return self.metrics[metric_id]
         return None
 
 
@@ -263,6 +301,13 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry
     metric_aliases = _index_metrics(mf, {u.id for u in uf.units}, problems)
     bench_aliases = _index_benchmarks(bf, {m.id for m in mf.metrics}, problems)
     developer_aliases, developer_patterns = _index_developers(df, problems)
+    descriptions = []
+    for metric in mf.metrics:
+        for pattern in metric.description_patterns:
+            try:
+                descriptions.append((re.compile(pattern, re.IGNORECASE), metric.id))
+            except re.error as exc:
+                problems.append(f"metric {metric.id} description pattern {pattern!r} is not a regex: {exc}")
     if problems:
         raise RegistryError("invalid registry:\n  " + "\n  ".join(problems))
     versions: dict[str, int | str] = {
@@ -289,7 +334,10 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry
         developers={d.id: d for d in df.developers},
         developer_aliases=developer_aliases,
         developer_patterns=developer_patterns,
+        metric_descriptions=tuple(descriptions),
+        generic_benchmark_names=frozenset(normalise_alias(n) for n in bf.generic_names),
         model_tokens=tokens,
+        name_rules=rules_from(tokens) if tokens else None,
     )
 
 

@@ -32,6 +32,7 @@ class Metric(Strict):
     lower_is_better: bool
     description: str | None = None
     aliases: tuple[str, ...] = ()
+    description_patterns: tuple[str, ...] = ()  # regexes over evaluation_description, when no metric is named
 
 
 class Family(Strict):
@@ -107,4 +108,7 @@ class UnitsFile(Strict):
 class BenchmarksFile(Strict):
     version: int
     families: tuple[Family, ...] = ()
+    #: Words that name no test on their own ("Math", "Safety", "Chat", "Overall"): a global alias
+    #: never matches them, only a source-scoped one (RewardBench's "Math" is not Hendrycks MATH).
+    generic_names: tuple[str, ...] = ()
     benchmarks: tuple[Benchmark, ...]

@@ -54,6 +54,9 @@ class SourceSpec:
     required_env: tuple[str, ...] = ()
     optional_env: tuple[str, ...] = ()
     licence: str | None = None
+    #: Which ``model_info`` field names the model artefact: ``"id"`` when the source's ids are
+    #: repository ids (model cards, harness logs), ``"name"`` when they are slugs of a display name.
+    identity_from: Literal["id", "name"] = "name"
 
     def __post_init__(self) -> None:
         if not KEY_RE.match(self.key):

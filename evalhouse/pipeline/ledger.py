@@ -25,14 +25,16 @@ from typing import Any, Literal
 
 import duckdb
 
+from evalhouse.curation.identity import IdentityFrom
 from evalhouse.curation.registry import Registry
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParseItem
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, first_row
 from evalhouse.warehouse.decisions import record_decisions
+from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.items_load import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
-from evalhouse.warehouse.load import Loader, LoadReport, insert_rows
+from evalhouse.warehouse.load import LoadContext, Loader, LoadReport
 from evalhouse.warehouse.raw_store import RawEntry
 from evalhouse.warehouse.registry_sync import sync_registry
 
@@ -69,6 +71,7 @@ class RunContext:
     parser_version: str | None = None
     collection: str | None = None
     allow_provisional: bool = False
+    identity_from: IdentityFrom = "name"  # which model_info field names the artefact (curation.identity)
     after_load: AfterLoad | None = None
     details: dict[str, Any] = field(default_factory=dict)
     run_id: str = ""
@@ -209,11 +212,14 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
                 remove_parsed_rows(con, ctx.source.source_key)
             loader = Loader(
                 con,
-                source_key=ctx.source.source_key,
-                run_id=ctx.run_id,
-                collection=ctx.collection,
-                registry=ctx.registry,
-                allow_provisional=ctx.allow_provisional,
+                LoadContext(
+                    source_key=ctx.source.source_key,
+                    run_id=ctx.run_id,
+                    registry=ctx.registry,
+                    collection=ctx.collection,
+                    allow_provisional=ctx.allow_provisional,
+                    identity_from=ctx.identity_from,
+                ),
             )
             parsed = list(plan.items())
             batches = [i for i in parsed if isinstance(i, ItemBatch)]
@@ -225,7 +231,7 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
                 result.items = item_loader.load(batches, raw_sha256=digest or "none")
             result.status = _status(result.report, result.items)
             if result.status == "failed":
-                result.error = "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
+                result.error = _why_nothing_loaded(result.report, result.items)
             else:
                 result.decisions = record_decisions(con, ctx.run_id)
                 result.status = plan.status or result.status
@@ -277,6 +283,16 @@ def record_run(
     return result
 
 
+def _why_nothing_loaded(report: LoadReport, items: ItemLoadReport | None = None) -> str:
+    if items is not None and items.responses_read:
+        reasons = ", ".join(f"{n} × {r}" for r, n in items.reasons.most_common(3))
+        return f"nothing loaded: all {items.responses_read} responses were quarantined ({reasons})"
+    if report.records_read == 0 and report.parse_failures == 0:
+        return "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
+    reasons = ", ".join(f"{n} × {r}" for r, n in report.reasons.most_common(3))
+    return f"nothing loaded: all {report.records_read + report.parse_failures} items were quarantined ({reasons})"
+
+
 def _status(report: LoadReport, items: ItemLoadReport | None = None) -> RunStatus:
     i = items or ItemLoadReport()
     if report.records_read == 0 and report.parse_failures == 0 and i.responses_read == 0:
@@ -310,6 +326,19 @@ def last_loading_run(con: duckdb.DuckDBPyConnection, source_key: str) -> LastRun
         [source_key],
     )
     return None if row is None else LastRun(*row)
+
+
+def loaded_payloads(con: duckdb.DuckDBPyConnection, source_key: str) -> frozenset[str]:
+    """Hashes of every payload of ``source_key`` already accounted for: read by a run that loaded
+    rows, or quarantined (a run that refused everything still committed its quarantine rows; a
+    rolled-back run's payloads are not here, so they are read again)."""
+    found = con.execute(
+        "SELECT DISTINCT r.sha256 FROM raw_snapshot r JOIN ingest_run i USING (run_id)"
+        " WHERE r.source_key = $1 AND i.status IN ('completed', 'partial', 'recanonicalised')"
+        " UNION SELECT DISTINCT raw_sha256 FROM quarantine WHERE source_key = $1 AND raw_sha256 IS NOT NULL",
+        [source_key],
+    ).fetchall()
+    return frozenset(sha for (sha,) in found)
 
 
 def checkpoint(skip: bool = False) -> AfterLoad | None:

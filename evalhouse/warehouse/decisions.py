@@ -24,6 +24,7 @@ def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None) -> dict
     """Insert new conflict-resolution and canonical-metric decisions; returns how many of each."""
     counts = {}
     for kind, script in (
+        ("supersession", "record_supersessions.sql"),
         ("conflict_resolution", "record_conflicts.sql"),
         ("canonical_metric", "record_metric_choices.sql"),
     ):

@@ -34,6 +34,9 @@ class DatastoreError(InputError):
 
 
 SOURCE_MODEL_ID = "evalhouse.source_model_id"
+AGGREGATE_NAME = re.compile(
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}\.json$"
+)
 
 
 def _portable(name: str) -> bool:
@@ -41,7 +44,7 @@ def _portable(name: str) -> bool:
         name.lower() in {".", "..", "unknown", "data"}
         or INVALID_COMPONENT.search(name)
         or name.endswith((".", " "))
-        or name.split(".")[0].upper() in WINDOWS_RESERVED
+        or name.split(".", maxsplit=1)[0].upper() in WINDOWS_RESERVED
     )
 
 
@@ -108,7 +111,26 @@ def datastore_path(collection: str, record: dict[str, Any], fingerprint: str) ->
 class ExportSummary:
     written: int = 0
     samples: int = 0
+    results_omitted: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _loaded_results(record: dict[str, Any], loaded: list[int] | None) -> tuple[dict[str, Any], int]:
+    """The record with only the results the warehouse loaded (a quarantined placeholder is not a
+    result), and how many were left out."""
+    results = record.get("evaluation_results") or []
+    keep = set(loaded or [])
+    if len(keep) == len(results):
+        return record, 0
+    kept = [r for i, r in enumerate(results) if i in keep]
+    meta = record.get("source_metadata") or {}
+    details = {**(meta.get("additional_details") or {}), OMITTED: str(len(results) - len(kept))}
+    return {**record, "evaluation_results": kept, "source_metadata": {**meta, "additional_details": details}}, (
+        len(results) - len(kept)
+    )
+
+
+OMITTED = "evalhouse.results_quarantined"
 
 
 def export_tree(
@@ -121,25 +143,35 @@ def export_tree(
 ) -> ExportSummary:
     """Write records (and their samples files) under ``out_dir/data/...``.
 
-    ``where`` is an optional SQL filter on ``evaluation`` (with ``params``). A record whose model id
-    cannot become a portable path is reported in ``skipped``, never silently left out.
+    Each record goes where its identity addresses it (``data/<collection>/<developer>/<model>/``, as
+    EEE's publisher files it), keeping the file name an imported record came with; results the
+    warehouse quarantined are left out (their count is noted in the record). ``where`` is an
+    optional SQL filter on ``evaluation e`` (with ``params``). A record that cannot be written
+    validly is reported in ``skipped`` with the reason, never silently left out.
     """
     summary = ExportSummary()
     out_dir = Path(out_dir)
     sql = (
         "SELECT e.evaluation_id, e.collection, e.datastore_path, e.fingerprint, e.record, e.samples_sha256,"
-        " bm.developer_id FROM evaluation e LEFT JOIN model_config mc USING (config_id)"
+        " bm.developer_id, (SELECT list(s.result_index ORDER BY s.result_index) FROM score s"
+        " WHERE s.evaluation_id = e.evaluation_id) AS loaded"
+        " FROM evaluation e LEFT JOIN model_config mc USING (config_id)"
         f" LEFT JOIN base_model bm USING (base_model_id) {where} ORDER BY e.collection, e.evaluation_id"
     )
-    for eval_id, collection, stored_path, fingerprint, record_json, samples_sha, developer in wh.con.execute(
+    for eval_id, collection, stored_path, fingerprint, record_json, samples_sha, developer, loaded in wh.con.execute(
         sql, params or []
     ).fetchall():
-        record = json.loads(record_json) if stored_path else addressable(json.loads(record_json), developer)
+        record, omitted = _loaded_results(addressable(json.loads(record_json), developer), loaded)
+        if not record["evaluation_results"]:
+            summary.skipped.append((eval_id, f"every result was quarantined ({omitted}); nothing valid to export"))
+            continue
         try:
-            rel = stored_path or datastore_path(collection, record, fingerprint)
+            rel = datastore_path(collection, record, fingerprint)
         except DatastoreError as exc:
             summary.skipped.append((eval_id, str(exc)))
             continue
+        if stored_path and AGGREGATE_NAME.match(stored_path.rsplit("/", 1)[-1]):
+            rel = rel.rsplit("/", 1)[0] + "/" + stored_path.rsplit("/", 1)[-1]  # the file name it came with
         target = out_dir / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(
@@ -147,6 +179,7 @@ def export_tree(
             encoding="utf-8",
         )
         summary.written += 1
+        summary.results_omitted += omitted
         if samples_sha:
             samples_rel = rel.removesuffix(".json") + "_samples.jsonl"
             (out_dir / samples_rel).write_bytes(store.get(samples_sha))

@@ -55,7 +55,7 @@ import duckdb
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.canonicalise import EPSILON
 from evalhouse.errors import RunFailed
-from evalhouse.warehouse.load import insert_rows
+from evalhouse.warehouse.insert import insert_rows
 
 if TYPE_CHECKING:
     import pandas as pd

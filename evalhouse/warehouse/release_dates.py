@@ -15,9 +15,10 @@ from typing import Any, Literal
 
 import duckdb
 
-from evalhouse.curation.model_names import resolve
+from evalhouse.curation.names import resolve
+from evalhouse.curation.registry import load_registry
 from evalhouse.errors import InputError, NotFound
-from evalhouse.warehouse.load import insert_rows
+from evalhouse.warehouse.insert import insert_rows
 
 Precision = Literal["day", "month", "year"]
 EARLIEST = date(2015, 1, 1)
@@ -36,7 +37,7 @@ def find_base_models(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     found = sorted(r[0] for r in rows)
     if found:
         return found
-    key = resolve(name).base_model
+    key = resolve(name, load_registry()).base_model
     return [r[0] for r in con.execute("SELECT base_model_id FROM base_model WHERE base_model_id = ?", [key]).fetchall()]
 
 

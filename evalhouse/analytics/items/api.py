@@ -26,7 +26,7 @@ from evalhouse.errors import InputError
 from evalhouse.pipeline import ledger
 from evalhouse.pipeline.items_ingest import load_items
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.load import insert_rows
+from evalhouse.warehouse.insert import insert_rows
 
 SIMULATOR = ledger.SourceRow(
     "simulate-panel", "evalhouse panel simulator (known ground truth)", "simulation", 4, "evalhouse", None

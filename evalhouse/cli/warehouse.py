@@ -97,10 +97,10 @@ def import_eee(
 
 def _print_import(data: dict[str, Any], outside: list[str]) -> None:
     for run in data["runs"]:
+        unchanged = f", {run['unchanged']} unchanged file(s) skipped" if run["unchanged"] else ""
         out.print(
             f"{run['source']}: {run['status']} — {run['loaded']} loaded, {run['duplicate']} duplicate, "
-            f"{run['quarantined']} quarantined, {run['unchanged']} unchanged file(s) skipped "
-            f"({run['scores']['loaded']} scores)",
+            f"{run['quarantined']} quarantined{unchanged} ({run['scores']['loaded']} scores)",
             highlight=False,
         )
         for reason, n in run["quarantine_reasons"].items():

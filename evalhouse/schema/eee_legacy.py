@@ -1,12 +1,14 @@
 """Every Eval Ever 0.2.x records brought to 0.3.0, step by documented step.
 
 The EEE project migrates legacy files per collection (``every_eval_ever.adapters.rewardbench.
-migrate_to_v030``, ``adapters.livecodebenchpro.adapter.migrate_file``), rewriting files in place;
-the collections evalhouse meets (HELM, the Open LLM Leaderboard v2, HAL, Global-MMLU-Lite) have no
-such function, so evalhouse applies the same generic steps those migrations apply, as a pure
-function of the record. Each step that changed something is returned by name, and the loader adds
-it to the canonicalisation steps of every score of the record, so ``audit score`` shows that the
-number came from a migrated 0.2.x record and how.
+migrate_to_v030``, ``adapters.livecodebenchpro.adapter.migrate_file``), rewriting files in place.
+Where the ``every-eval-ever`` package is installed and ships the collection's function, it is run
+on a private copy of the record (its own rules, including the bounds it adds); the steps below
+then only fill what it left. The collections without one (HELM, the Open LLM Leaderboard v2, HAL,
+Global-MMLU-Lite) get the same generic steps those migrations apply, as a function of the record.
+Each step that changed something is returned by name, and the loader adds it to the
+canonicalisation steps of every score of the record, so ``audit score`` shows that the number
+came from a migrated 0.2.x record and how.
 
 Steps (each applied only where needed):
 
@@ -23,11 +25,48 @@ Steps (each applied only where needed):
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import io
 import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 TARGET_VERSION = "0.3.0"
 LEGACY_VERSIONS = frozenset({"0.1.0", "0.2.0", "0.2.1", "0.2.2", "0.2.3"})
+#: Collections (or evaluation-id prefixes) whose migration the every-eval-ever package ships.
+UPSTREAM_MIGRATIONS = {
+    "reward-bench": "every_eval_ever.adapters.rewardbench.migrate_to_v030",
+    "reward-bench-2": "every_eval_ever.adapters.rewardbench.migrate_to_v030",
+    "livecodebenchpro": "every_eval_ever.adapters.livecodebenchpro.adapter",
+}
+
+
+def _upstream(record: dict[str, Any], collection: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """The record migrated by the EEE project's own function for its collection, and the step
+    saying so; ``(None, None)`` when there is none or the package is not installed, ``(None,
+    reason)`` when the function refused the record (the generic steps are tried next)."""
+    prefix = str(record.get("evaluation_id") or "").split("/", 1)[0]
+    name = UPSTREAM_MIGRATIONS.get(collection or "") or UPSTREAM_MIGRATIONS.get(prefix)
+    if name is None:
+        return None, None
+    try:
+        module = importlib.import_module(name)
+    except ImportError:  # the optional package is absent: the generic steps apply
+        return None, None
+    version = getattr(importlib.import_module("every_eval_ever"), "__version__", "installed")
+    with tempfile.TemporaryDirectory(prefix="evalhouse-migrate-") as tmp:
+        path = Path(tmp) / "record.json"
+        path.write_text(json.dumps(record, allow_nan=False))
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                module.migrate_file(path)
+        except ValueError as exc:
+            why = " ".join(str(exc).split())[:240]
+            return None, f"{name}.migrate_file refused the record ({why}); generic steps used"
+        migrated = json.loads(path.read_text())
+    return migrated, f"migrated by {name}.migrate_file (every-eval-ever {version})"
 
 
 def _text(value: Any) -> str:
@@ -98,11 +137,12 @@ def _model_info(record: dict[str, Any], steps: list[str]) -> None:
         steps.append("model_info.additional_details values written as strings")
 
 
-def migrate_legacy(record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def migrate_legacy(record: dict[str, Any], collection: str | None = None) -> tuple[dict[str, Any], list[str]]:
     """A 0.2.x record as 0.3.0 and the steps that changed it (``[]`` for a 0.3.0 record).
 
-    The input is not modified. Raises ``ValueError`` for a version that is neither 0.3.0 nor a
-    known legacy version.
+    ``collection`` (the datastore folder) selects the EEE project's own migration where it ships
+    one. The input is not modified. Raises ``ValueError`` for a version that is neither 0.3.0 nor
+    a known legacy version.
     """
     version = record.get("schema_version")
     if version == TARGET_VERSION:
@@ -111,8 +151,11 @@ def migrate_legacy(record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         raise ValueError(
             f"schema_version {version!r} is neither {TARGET_VERSION} nor a legacy 0.x version evalhouse migrates"
         )
-    out = json.loads(json.dumps(record))
     steps = [f"migrated from EEE {version} to {TARGET_VERSION}"]
+    upstream, note = _upstream(record, collection)
+    if note:
+        steps.append(note)
+    out = upstream if upstream is not None else json.loads(json.dumps(record))
     out["schema_version"] = TARGET_VERSION
     results = out.get("evaluation_results") if isinstance(out.get("evaluation_results"), list) else []
     if _move_source_data(out, results):

@@ -15,11 +15,11 @@ def insert_rows(
     *,
     or_ignore: bool = False,
 ) -> None:
-    """Insert ``rows`` (dicts with the same keys) into ``table`` in one statement."""
+    """Insert ``rows`` into ``table`` in one statement; a key missing from a row is NULL there."""
     if not rows:
         return
-    columns = list(rows[0])
-    data = pa.Table.from_pylist(rows)
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    data = pa.Table.from_pylist([{k: row.get(k) for k in columns} for row in rows])
     con.register("_load_rows", data)
     try:
         verb = "INSERT OR IGNORE INTO" if or_ignore else "INSERT INTO"

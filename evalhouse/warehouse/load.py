@@ -155,7 +155,7 @@ class Loader:
         steps: list[str] = []
         if isinstance(record, dict) and record.get("schema_version") not in (None, SCHEMA_VERSION):
             try:
-                record, steps = migrate_legacy(record)
+                record, steps = migrate_legacy(record, self.collection)
             except ValueError as exc:
                 self._refuse(item, raw_sha256, str(exc), n_results)
                 return None

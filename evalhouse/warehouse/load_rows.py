@@ -109,6 +109,7 @@ def evaluation_row(ctx: RecordContext, record: dict[str, Any], locator: str, ext
         "evaluator_relationship": meta["evaluator_relationship"],
         "source_metadata": dump(meta),
         "record": json.dumps(record, ensure_ascii=False, allow_nan=False),
+        "source_evaluation_id": None,  # the source's id when two records shared it (set in extra)
         **extra,
     }
 
@@ -184,6 +185,9 @@ def score_row(ctx: RecordContext, index: int, result: dict[str, Any], c: Canonic
         "ci_level": ci.get("confidence_level"),
         "n_samples": unc.get("num_samples"),
         "uncertainty": dump(unc) if unc else None,
+        "llm_scoring": dump(result["metric_config"]["llm_scoring"])
+        if result["metric_config"].get("llm_scoring")
+        else None,
         "evaluated_by": ctx.evaluated_by,
         "reported_by": ctx.source_key,
         "original_source": ctx.details.get(R.ORIGINAL_SOURCE),

@@ -26,6 +26,8 @@ from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.decisions import record_decisions, set_policy
 from evalhouse.warehouse.raw_store import RawStore
 
+runner = CliRunner()
+
 
 @pytest.fixture(scope="module")
 def db(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -122,12 +124,12 @@ def _cell_with_two_sources(wh: Warehouse) -> tuple[str, str]:
 
 def test_policies_resolve_cells_and_never_mix_developer_with_independent_by_default(wh: Warehouse) -> None:
     mixed = wh.con.execute(
-        "SELECT config_id, benchmark_id, metric_id, setup_key FROM v_cell_candidates"
-        " GROUP BY ALL HAVING bool_or(developer_reported) AND bool_or(NOT developer_reported) LIMIT 1"
+        "SELECT cell_id FROM v_cell_candidates"
+        " GROUP BY ALL HAVING bool_or(developer_reported) AND bool_or(NOT developer_reported) ORDER BY ALL LIMIT 1"
     ).fetchall()
     assert mixed, "the pinned Epoch data has cells with both developer-reported and independent rows"
     cell = mixed[0]
-    where = "config_id = ? AND benchmark_id = ? AND metric_id = ? AND setup_key = ?"
+    where = "cell_id = ?"
 
     def ids(developer: bool) -> set[int]:
         sql = f"SELECT score_id FROM v_cell_candidates WHERE {where} AND developer_reported = ?"
@@ -296,3 +298,93 @@ def test_versions_join_only_through_the_family_view(wh: Warehouse) -> None:
         " WHERE family_id = 'terminal_bench'"
     ).fetchall()[0]
     assert pooled == (3, 3)
+
+
+def test_every_epoch_configuration_that_merges_several_source_names_is_listed_and_justified(wh: Warehouse) -> None:
+    """The configurations of the Epoch hub that hold more than one of its model names: each is in
+    tests/fixtures/model-pairs/epoch_merged_names.csv with why the names are one model. A new
+    merge (or a justified one that is gone) fails here."""
+    import csv
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "model-pairs" / "epoch_merged_names.csv"
+    with fixture.open(newline="") as fh:
+        justified = {
+            row["config_id"]: (set(row["names"].split("|")), row["justification"]) for row in csv.DictReader(fh)
+        }
+    merged = {
+        config: set(names)
+        for config, names in wh.con.execute(
+            "SELECT config_id, list(DISTINCT model_name) FROM evaluation WHERE source_key = 'epoch-benchmarks'"
+            " GROUP BY 1 HAVING count(DISTINCT model_name) > 1"
+        ).fetchall()
+    }
+    assert set(merged) == set(justified), {
+        "merged but not justified": sorted(set(merged) - set(justified)),
+        "justified but no longer merged": sorted(set(justified) - set(merged)),
+    }
+    for config, names in merged.items():
+        assert names == justified[config][0], config
+        assert justified[config][1].strip(), f"{config}: a justification is required"
+
+
+def test_conflicts_lists_cells_with_several_candidates_and_the_rule(db: Path) -> None:
+    ran = runner.invoke(app, ["--db", str(db), "conflicts", "--json", "--limit", "5"])
+    assert ran.exit_code == 0, ran.output
+    report = json.loads(ran.stdout)
+    with Warehouse.open(db, read_only=True) as wh:
+        multi = wh.scalar("SELECT count(*) FROM v_scores_canonical WHERE n_candidates > 1")
+    assert report["cells_with_candidates"] == multi > 0 and report["shown"] == 5
+    assert report["rule"].startswith("prefer-independent") and "never an average" in report["rule"]
+    for cell in report["cells"]:
+        assert len(cell["candidates"]) == cell["n_candidates"] > 1
+        used = [c for c in cell["candidates"] if c["used"]]
+        assert len(used) == 1 and used[0]["value"] == pytest.approx(cell["value"]), "one value used, not a mean"
+    spreads = [c["spread"] for c in report["cells"] if c["disagreement"]]
+    assert spreads == sorted(spreads, reverse=True), "the widest disagreement first"
+    text = runner.invoke(app, ["--db", str(db), "conflicts", "--benchmark", "GPQA Diamond", "--limit", "3"])
+    assert text.exit_code == 0 and "on gpqa_diamond" in text.stdout
+    bad = runner.invoke(app, ["--db", str(db), "conflicts", "--benchmark", "GPQA Diamnd"])
+    assert bad.exit_code == 2 and "did you mean 'gpqa_diamond'" in bad.output
+
+
+def test_audit_score_text_shows_every_candidate_the_spread_the_rule_and_the_mirror(db: Path) -> None:
+    with Warehouse.open(db, read_only=True) as wh:
+        score_id = wh.scalar(
+            "SELECT score_ids[1] FROM v_scores_canonical WHERE n_candidates > 1 AND disagreement"
+            " ORDER BY spread DESC, cell_id LIMIT 1"
+        )
+        candidates = wh.con.execute(
+            "SELECT c.score_id, c.source_key FROM v_cell_candidates c JOIN score s USING (score_id)"
+            " WHERE c.cell_id = (SELECT cell_id FROM v_cell_candidates WHERE score_id = ?)",
+            [score_id],
+        ).fetchall()
+    ran = runner.invoke(app, ["--db", str(db), "audit", "score", str(score_id)])
+    assert ran.exit_code == 0, ran.output
+    text = ran.stdout
+    assert "candidates" in text and "rule          prefer-independent" in text and "disagree beyond" in text
+    for other, source in candidates:
+        assert f"score {other}  {source}" in text
+    assert "fetched from    http://127.0.0.1:" in text and "a mirror replay" in text
+    assert "CSV sources count data rows" in text
+
+
+def test_names_typed_in_the_cli_resolve_or_exit_2_with_the_closest(db: Path) -> None:
+    found = runner.invoke(app, ["--db", str(db), "audit", "model", "gpt-4o", "--benchmark", "GPQA Diamond", "--json"])
+    assert found.exit_code == 0, found.output
+    assert json.loads(found.stdout)["scores"], "the registered name finds the scores"
+    for args, said in (
+        (["quarantine", "list", "--source", "epoch-benchmark"], "did you mean 'epoch-benchmarks'"),
+        (["quarantine", "list", "--stage", "parsee"], "did you mean 'parse'"),
+        (["audit", "model", "gpt-4o", "--benchmark", "GPQA Diamnd"], "did you mean 'gpqa_diamond'"),
+    ):
+        ran = runner.invoke(app, ["--db", str(db), *args])
+        assert ran.exit_code == 2 and said in ran.output, (args, ran.output)
+
+
+def test_stats_counts_current_scores(db: Path) -> None:
+    ran = runner.invoke(app, ["--db", str(db), "stats", "--json"])
+    assert ran.exit_code == 0, ran.output
+    data = json.loads(ran.stdout)
+    with Warehouse.open(db, read_only=True) as wh:
+        superseded = wh.scalar("SELECT count(*) FROM score") - wh.scalar("SELECT count(*) FROM v_score_current")
+    assert data["scores_current"] == data["scores"] - superseded

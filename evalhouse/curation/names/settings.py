@@ -46,7 +46,7 @@ class Settings(BaseModel):
     effort: Effort | None = None
     thinking_budget: int | None = None
     context_variant: str | None = None
-    preview: bool = False
+    preview: str | None = None  # the release channel a name states: "preview", "exp" or "beta"
     date_tag: str | None = None
     checkpoint: str | None = None
     quantisation: str | None = None
@@ -62,7 +62,7 @@ class Settings(BaseModel):
             ("effort", self.effort),
             ("budget", self.thinking_budget),
             ("context", self.context_variant),
-            ("preview", "yes" if self.preview else None),
+            ("preview", self.preview),
             ("date", self.date_tag),
             ("checkpoint", self.checkpoint),
             ("quant", self.quantisation),
@@ -99,7 +99,19 @@ _RE_CONTEXT = (
     re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?k)(?![a-z0-9])"),
     re.compile(r"[-\s]([1-9]m)$"),
 )
-_RE_PREVIEW = re.compile(r"(?<![a-z])(?:preview|experimental|exp|beta)(?![a-z])")
+_RE_PREVIEW = re.compile(r"(?<![a-z])(preview|experimental|exp|beta)(?![a-z])")
+
+
+def _preview_channel(text: str) -> str | None:
+    """The pre-release channel a name states. An experimental and a preview release of one model
+    on one date are kept apart (Gemini 2.5 Pro exp-03-25 and preview-03-25 score differently)."""
+    found = _RE_PREVIEW.search(text)
+    if found is None:
+        return None
+    word = found.group(1)
+    return "exp" if word == "experimental" else word
+
+
 _RE_LATEST = re.compile(r"(?<![a-z])latest(?![a-z])")
 _RE_COT = re.compile(r"(?<![a-z])cot(?![a-z])")
 _RE_CHECKPOINT = re.compile(r"(?<![0-9a-z.])(0\d\d)(?![0-9a-z.])")
@@ -258,7 +270,7 @@ def read_settings(name: str, r: NameRules, details: Mapping[str, Any] | None = N
         effort=effort,
         thinking_budget=budget,
         context_variant=_context(budget_free, r),
-        preview=_RE_PREVIEW.search(text) is not None,
+        preview=_preview_channel(text),
         date_tag=_date_tag(text),
         checkpoint=checkpoint,
         quantisation=quant,

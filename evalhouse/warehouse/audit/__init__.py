@@ -6,9 +6,11 @@ and return plain JSON-ready dicts, so the CLI renders them and scripts consume t
 
 * :func:`score_chain` — one score's chain, decisions, current status and its cell's candidates;
 * :func:`model_report` — a model named any way a user would, with every source's values side by side;
+* :func:`conflicts` — cells several sources give a value for, with every candidate and the rule;
 * :func:`verify_raw` — re-hash the raw store and check every payload the warehouse refers to.
 """
 
+from evalhouse.warehouse.audit.conflicts import conflicts
 from evalhouse.warehouse.audit.model import model_report, resolve_benchmark, resolve_model_name
 from evalhouse.warehouse.audit.queries import AuditError
 from evalhouse.warehouse.audit.raw import RawVerification, payload_status, verify_raw
@@ -17,6 +19,7 @@ from evalhouse.warehouse.audit.score import find_score, score_chain
 __all__ = [
     "AuditError",
     "RawVerification",
+    "conflicts",
     "find_score",
     "model_report",
     "payload_status",

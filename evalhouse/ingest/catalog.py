@@ -33,6 +33,12 @@ SOURCES: tuple[str, ...] = (
     # fetched on demand only ('evalhouse ingest'): model cards and paper tables
     "model_cards",
     "papers",
+    # harness logs (item level, ingested from files: 'evalhouse ingest KEY PATH')
+    "lm_eval",
+    "helm_run",
+    "inspect_log",
+    "eee_instances",
+    "panel_csv",
 )
 
 

@@ -241,6 +241,8 @@ def refresh_source(
     spec = module.SOURCE
     env = dict(os.environ if options.env is None else options.env)
     run = SourceRun(wh, module, "refresh", options.registry, after_load=options.after_load, mirror=options.mirror)
+    if not spec.default_urls and spec.cadence == "manual":
+        return run.record("failed", [], f"{spec.key} is read from files: use 'evalhouse ingest {spec.key} PATH'")
     missing = [var for var in spec.required_env if not env.get(var)]
     if missing:
         return run.record("failed", [], f"missing credential(s) {', '.join(missing)}: set them in the environment")

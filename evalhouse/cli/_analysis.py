@@ -74,7 +74,7 @@ def run(call: Callable[[], Any], printer: Callable[[dict[str, Any]], None], json
     if json_out:
         emit_json(payload)
     else:
-        printer(payload)
+        printer(payload | {"extra": outcome.extra} if outcome.extra else payload)
         if outcome.analysis_id:
             console.print(f"recorded as analysis {outcome.analysis_id} in {outcome.recorded_in}", highlight=False)
         else:

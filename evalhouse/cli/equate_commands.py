@@ -458,7 +458,86 @@ def _print_paper004(r: dict[str, Any]) -> None:
         )
 
 
+# ---------------------------------------------------------------------- analyze eci
+@with_rules()
+def eci(
+    ctx: typer.Context,
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples of the observation cells for the 90% CIs.")
+    ] = 100,
+    random_state: Annotated[int, typer.Option("--random-state", help="Seed of the folds and the bootstrap.")] = 0,
+    compare: Annotated[
+        bool,
+        typer.Option("--compare/--no-compare", help="Also fit Epoch's plain objective and the variants, held out."),
+    ] = True,
+    top: Annotated[int, typer.Option("--top", min=1, help="Models listed in the table (JSON lists all).")] = 20,
+    snapshot: SnapshotOption = None,
+    db: DbOption = None,
+    record: RecordFlag = True,
+    json_out: JsonFlag = False,
+) -> None:
+    """A capabilities index on Epoch's ECI scale from the Epoch hub's own cells (never its published ECI).
+
+    Epoch's method with the published file withheld: the hub's cells only (other sources' rows never
+    enter), composites excluded, the best score per configuration over setups; rows of models released
+    before 2023 dropped; each benchmark normalised (x - random baseline) / (ceiling - baseline), clipped,
+    log-scaled for unbounded metrics or excluded, superseded benchmarks dropped, >= 4 benchmarks per
+    model, >= 5 models per benchmark (the benchmark registry with its citations:
+    evalhouse/analytics/equate/eci_benchmarks.yaml). One joint fit of p = sigmoid(alpha_b (C_m - D_b))
+    by regularised least squares, Winogrande fixed at D = 0, alpha = 1, iterated to a stated tolerance,
+    rescaled so Claude 3.5 Sonnet = 130 and GPT-5 = 150; the penalties are chosen by cross-validation
+    inside the training cells. EDI = a benchmark's difficulty on the ECI scale; 90% CIs from a bootstrap
+    over observation cells (seeded). heldout_rmse: RMSE on proportions of 5-fold held-out cells; the
+    same is computed for Epoch's plain objective and the variants tried (printed table; recorded).
+
+    JSON: {"models": [{"model", "group", "eci", "ci_low", "ci_high", "n_benchmarks"}],
+    "benchmarks": [{"benchmark", "edi", "slope"}], "heldout_rmse", "iterations"}; one row per source
+    model name ("Model version"), carrying its group's score.
+    """
+    from evalhouse.analytics import runs
+
+    read, into = target(ctx, db, record)
+    run(
+        lambda: runs.eci(
+            db=read,
+            snapshot=snapshot,
+            record_into=into,
+            n_bootstrap=bootstrap,
+            random_state=random_state,
+            compare=compare,
+        ),
+        lambda r: _print_eci(r, top),
+        json_out,
+    )
+
+
+def _print_eci(r: dict[str, Any], top: int) -> None:
+    extra = r.get("extra", {})
+    out.print(
+        f"{len(r['models'])} models on {len(r['benchmarks'])} benchmarks; {r['iterations']} iterations, final change "
+        f"{extra.get('final_change', float('nan')):.1e} ECI points; "
+        f"penalties (abilities, items) {extra.get('penalty')}",
+        highlight=False,
+    )
+    table = Table(title=f"capabilities index (top {min(top, len(r['models']))} of {len(r['models'])})")
+    for col in ("#", "model", "ECI", "90% CI", "benchmarks"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for i, m in enumerate(r["models"][:top], 1):
+        table.add_row(
+            str(i), escape(m["model"]), _f(m["eci"], 1), f"{m['ci_low']:.1f}-{m['ci_high']:.1f}", str(m["n_benchmarks"])
+        )
+    out.print(table)
+    if extra.get("comparison"):
+        cmp = Table(title="held-out RMSE on proportions (5 folds over cells, same folds for every row)")
+        for col in ("objective", "held-out RMSE", "cells"):
+            cmp.add_column(col, justify="left" if col == "objective" else "right")
+        for c in extra["comparison"]:
+            cmp.add_row(c["variant"], _f(c["heldout_rmse"], 4), str(c["n_cells"]))
+        out.print(cmp)
+
+
 def register(analyze: typer.Typer, reproduce: typer.Typer, app: typer.Typer) -> None:
+    analyze.command("eci")(eci)
     analyze.command("equate")(equate)
     analyze.command("equate-hub")(equate_hub)
     reproduce.command("paper-004")(paper_004)

@@ -17,13 +17,14 @@ Every function here follows the same rules (they are what ``--help`` of each com
 
 from evalhouse.analytics.runs.bob import compare, reproduce_paper004
 from evalhouse.analytics.runs.common import Outcome
-from evalhouse.analytics.runs.equate import equate_csv, equate_hub
+from evalhouse.analytics.runs.equate import eci, equate_csv, equate_hub
 from evalhouse.analytics.runs.factor import efa, factor_grid, reproduce_paper000
 from evalhouse.analytics.runs.report import report
 
 __all__ = [
     "Outcome",
     "compare",
+    "eci",
     "efa",
     "equate_csv",
     "equate_hub",

@@ -28,8 +28,11 @@ class Outcome:
     analysis_id: str | None = None
     recorded_in: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    exact: bool = False  # the payload's keys are a contract: add nothing to them
 
     def as_dict(self) -> dict[str, Any]:
+        if self.exact:
+            return dict(self.payload)
         return {**self.payload, "analysis_id": self.analysis_id, "recorded_in": self.recorded_in}
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from evalhouse.analytics.data.pin import file_pin
 from evalhouse.analytics.equate.curves import CharacteristicCurveEquating, curve_rows, theta_rows
+from evalhouse.analytics.equate.eci_pipeline import capabilities_index
 from evalhouse.analytics.equate.hub import equate_hub as fit_hub
 from evalhouse.analytics.equate.io import read_long_csv
 from evalhouse.analytics.runs.common import Outcome, pinned, reading, record
@@ -50,3 +51,18 @@ def equate_hub(
     results = {"theta": theta_rows(hub.equating), "curve": curve_rows(hub.equating)}
     analysis_id, where = record(record_into, rec, results)
     return Outcome(hub.to_dict(), analysis_id=analysis_id, recorded_in=where)
+
+
+def eci(*, db: Path, snapshot: Path | None = None, record_into: Path | None = None, **options: Any) -> Outcome:
+    """A capabilities index on Epoch's scale from the hub's own cells (``analyze eci``).
+
+    ``options``: ``n_bootstrap`` (100), ``random_state`` (0), ``compare`` (the held-out table of the
+    variants, True), ``source`` (epoch-benchmarks). The payload has exactly the keys ``models``,
+    ``benchmarks``, ``heldout_rmse``, ``iterations``; the comparison travels in ``extra``.
+    """
+    with reading(db, snapshot) as con:
+        run = capabilities_index(con, **options)
+    analysis_id, where = record(record_into, run.record, run.results)
+    extra = {"comparison": run.comparison, "final_change": run.fit.final_change_, "penalty": list(run.fit.penalty_)}
+    extra |= {"dropped": run.cells.dropped, "pin": run.record.snapshot_id}
+    return Outcome(run.payload, analysis_id=analysis_id, recorded_in=where, extra=extra, exact=True)

@@ -56,6 +56,23 @@ def _print_paper000(payload: dict[str, Any]) -> None:
                 f"[yellow]{q['name']}[/]: ours {q['ours']:.3f}, paper {q['paper']:g} — not reproducible: {q['note']}",
                 highlight=False,
             )
+    h4 = payload.get("h4") or {}
+    for label, text in (("mean_index", "the mean index (ii)"), ("one_factor", "one ML factor (iii)")):
+        row = h4.get(f"against_{label}")
+        if row:
+            out.print(
+                f"H4, three factors (iv) vs {text}: dMSE {row['dmse']:+.3f} "
+                f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}] over models: {row['verdict']}",
+                highlight=False,
+            )
+    seeds = h4.get("over_split_seeds")
+    if seeds:
+        out.print(
+            f"H4 vs the mean index over {seeds['n_seeds']} outer split seeds: dMSE {seeds['dmse_mean']:+.3f} "
+            f"[{seeds['ci_low']:+.3f}, {seeds['ci_high']:+.3f}] (range {seeds['min']:+.3f} to {seeds['max']:+.3f}); "
+            "the bootstrap over models above is conditional on one split",
+            highlight=False,
+        )
     ok = [q for q in payload["quantities"] if q["reproducible"]]
     failed = [q["name"] for q in ok if not q["ok"]]
     if failed:

@@ -160,7 +160,7 @@ def compare_models(  # noqa: PLR0913 - keyword-only settings of one analysis
     encoder: str | Encoder = "wordllama",
     benchmarks: str | Sequence[str] = "all",
     as_is: bool = False,
-    min_observed: int = 3,
+    min_observed: int = 4,
     bandwidth: float = 0.45,
     shrinkage: str = "support",
 ) -> TaskComparisonRun:

@@ -19,14 +19,12 @@ cells (relevance, robust weight and item information); prediction ``y_m = θ_m +
 ``β = λP/(P + α)`` (BoB–Support, ``λ = α = 1``), ``β = c`` (BoB–Constant) or ``β = 1`` (no
 shrinkage); ``y = θ`` at zero support.
 
-Information weights (``information``): ``"normalised"`` (default) divides each cell's
-``I_mi = f_i'(θ_m)² / max(σ_i², 1e-6)`` by the mean information of its benchmark over the observed
-models, the paper's "normalized"/"mean item information"; ``"cell"`` uses ``I_mi`` as is;
-``"none"`` drops it. Why not ``"cell"`` by default: ``z`` is already divided by ``σ_i``, and raw
-``I_mi`` divides by ``σ_i²`` again, so a floor-dominated benchmark with a tiny residual scale
-(AA's CritPt: most models score 0, ``σ = 0.011``) outweighs every other benchmark by two to three
-orders of magnitude and the residual mean becomes that one benchmark's noise. On the AA snapshot
-``"cell"`` makes BoB's LOBO profile no better than ``θ`` alone; ``paper004`` reports both.
+Information weights (``information``): ``"cell"`` (default, the paper's) uses each cell's
+``I_mi = f_i'(θ_m)² / max(σ_i², 1e-6)`` as is; ``"normalised"`` (an option) divides it by the mean
+information of its benchmark over the observed models; ``"none"`` drops it. Why the option exists:
+``z`` is already divided by ``σ_i`` and raw ``I_mi`` divides by ``σ_i²`` again, so a floor-dominated
+benchmark with a tiny residual scale (AA's CritPt: most models score 0) can outweigh every other
+benchmark by orders of magnitude. ``reproduce paper-004`` prints both.
 """
 
 from __future__ import annotations
@@ -108,7 +106,7 @@ def relevance(query_distances: np.ndarray, u: np.ndarray, h: float) -> np.ndarra
     return np.exp(-(np.asarray(query_distances) ** 2) / (2 * h**2)) * u
 
 
-def information_weights(info: np.ndarray, Wt: np.ndarray, mode: Information = "normalised") -> np.ndarray | None:
+def information_weights(info: np.ndarray, Wt: np.ndarray, mode: Information = "cell") -> np.ndarray | None:
     """Information weights for the residual mean (see module docstring); ``None`` for ``"none"``."""
     if mode == "none":
         return None

@@ -69,8 +69,9 @@ class BalanceOfBenchmarks(AnalysisEstimator):
         BoB–Support constants (paper: 1, 1).
     constant : float, optional
         BoB–Constant coefficient; ``None`` = median support factor per query.
-    information : {"normalised", "cell", "none"}
-        Item-information weights in ``r̄`` (module docstring says why "normalised").
+    information : {"cell", "normalised", "none"}
+        Item-information weights in ``r̄``: the paper's ``I_mi = f_i'(θ_m)²/σ_i²`` (default), or
+        divided by each benchmark's mean information (see :mod:`evalhouse.analytics.bob.density`).
     density : {"inverse", "flat"}
         Inverse-density ``u`` or the flat ``u ≡ 1`` control in the relevance.
 
@@ -97,7 +98,7 @@ class BalanceOfBenchmarks(AnalysisEstimator):
         lam: float = 1.0,
         alpha: float = 1.0,
         constant: float | None = None,
-        information: Information = "normalised",
+        information: Information = "cell",
         density: DensityMode = "inverse",
     ) -> None:
         self.bandwidth = bandwidth

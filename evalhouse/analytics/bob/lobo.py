@@ -46,8 +46,12 @@ METHODS: tuple[str, ...] = (
     "BoB-Constant",
     "BoB no shrinkage",
     "BoB flat (u=1)",
+    "BoB normalised information",
     "BoB cell information",
     "BoB no information",
+    "top-3 benchmarks",
+    "benchmarks within radius",
+    "support-matched top-k",
     "theta alone",
     "uniform mean",
     "nearest benchmark",
@@ -183,13 +187,36 @@ def bob_predict(
     query: np.ndarray,
     bandwidth: float,
     shrinkage: str = "support",
-    information: str = "normalised",
+    information: str = "cell",
 ) -> np.ndarray:
     """BoB prediction for every model of a pool fit."""
     dist = angular_distance(query[None, :], fit.X)[0]
     g = relevance(dist, fit.u, bandwidth * fit.median)
     info = information_weights(fit.info, fit.Wt, information)  # type: ignore[arg-type]
     return bob_field(fit.theta, fit.Z, fit.Wt, g, info, shrinkage=shrinkage)["y"]  # type: ignore[arg-type]
+
+
+def hard_rule_predictions(fit: PoolFit, query: np.ndarray, bandwidth: float, information: str) -> dict[str, np.ndarray]:
+    """Hard-rule controls (paper 004 §4): the field replaced by a 0/1 choice of benchmarks.
+
+    top-3: the three benchmarks nearest the query; radius: those within ``bandwidth`` x the median
+    distance; support-matched top-k: k = round((Σg)² / Σg²) of the soft relevances (the field's
+    effective number of benchmarks). Each uses BoB-Support's shrinkage on the chosen benchmarks.
+    """
+    dist = angular_distance(query[None, :], fit.X)[0]
+    g = relevance(dist, fit.u, bandwidth * fit.median)
+    order = np.argsort(dist, kind="stable")
+    k_eff = max(1, round(float(g.sum() ** 2 / (g**2).sum())))
+    masks = {
+        "top-3 benchmarks": np.isin(np.arange(len(dist)), order[:3]),
+        "benchmarks within radius": dist <= bandwidth * fit.median,
+        "support-matched top-k": np.isin(np.arange(len(dist)), order[:k_eff]),
+    }
+    info = information_weights(fit.info, fit.Wt, information)  # type: ignore[arg-type]
+    return {
+        label: bob_field(fit.theta, fit.Z, fit.Wt, mask.astype(float), info, shrinkage="support")["y"]
+        for label, mask in masks.items()
+    }
 
 
 def baseline_predictions(fit: PoolFit, query: np.ndarray) -> dict[str, np.ndarray]:
@@ -258,7 +285,7 @@ def select_bandwidth(
     pool: Sequence[str],
     bandwidths: Sequence[float] = BANDWIDTHS,
     embeddings: pd.DataFrame | None = None,
-    information: str = "normalised",
+    information: str = "cell",
 ) -> tuple[float, dict[float, float]]:
     """Inner LOBO on ``pool``: the bandwidth with the highest mean inner profile."""
     emb = cache.embeddings if embeddings is None else embeddings
@@ -299,7 +326,7 @@ def lobo_evaluate(  # noqa: PLR0913 - keyword-only settings of one analysis
     equating_params: Mapping[str, Any] | None = None,
     density_scale: float = 0.25,
     controls: bool = True,
-    information: str = "normalised",
+    information: str = "cell",
     cache: PoolCache | None = None,
 ) -> LoboResult:
     """Leave-one-benchmark-out level and profile for BoB and the baselines.
@@ -349,9 +376,14 @@ def lobo_evaluate(  # noqa: PLR0913 - keyword-only settings of one analysis
         }
         if controls:
             # Same bandwidth, other information weightings: shows what the choice does.
-            for label, mode in (("BoB cell information", "cell"), ("BoB no information", "none")):
+            for label, mode in (
+                ("BoB normalised information", "normalised"),
+                ("BoB cell information", "cell"),
+                ("BoB no information", "none"),
+            ):
                 if mode != information:
                     preds[label] = bob_predict(fit, q, h, "support", mode)
+            preds.update(hard_rule_predictions(fit, q, h, information))
         preds.update(baseline_predictions(fit, q))
         rec: dict[tuple[str, str], float] = {}
         for name, y in preds.items():

@@ -59,6 +59,23 @@ def source_long(con: duckdb.DuckDBPyConnection, source: str) -> pd.DataFrame:
     return long
 
 
+def source_own_long(con: duckdb.DuckDBPyConnection, source: str) -> pd.DataFrame:
+    """Like :func:`source_long`, but only the source's own rows (``sql/source_own_cells.sql``).
+
+    The best value per configuration x benchmark over setups, on each benchmark's canonical metric;
+    no other source's row for the same cell can enter (the hub fits must not see AA's GPQA).
+    Composite benchmarks are not included.
+    """
+    long = con.execute(read_sql("evalhouse.analytics", "source_own_cells.sql"), [source]).df()
+    if long.empty:
+        raise DataMissing(f"no {source} scores here: run 'evalhouse refresh --source {source}'")
+    long = long[["config_id", "base_model_id", "benchmark_id", "value"]].assign(is_composite=False)
+    long["value"] = stable_values(long["value"].to_numpy(dtype=float))
+    long.attrs["snapshot_id"] = pin_of(con)
+    long.attrs["source"] = source
+    return long
+
+
 def _best_default_configs(long: pd.DataFrame) -> set[str]:
     """Per base model, the configuration observed on the most non-composite benchmarks."""
     items = long[~long["is_composite"]]

@@ -44,6 +44,7 @@ from evalhouse.analytics.equate.kernels import (
 )
 from evalhouse.errors import InputError
 
+WEIGHTINGS: tuple[str, ...] = ("unweighted", "inverse_variance")
 Normalisation = Literal["minmax", "identity"]
 NORMALISATIONS: tuple[str, ...] = ("minmax", "identity")
 _NORMALISATION_TEXT = {
@@ -65,11 +66,18 @@ class CharacteristicCurveEquating(AnalysisEstimator):
     Parameters
     ----------
     n_rounds : int
-        Alternating curve/ability rounds (paper: 6).
+        Most alternating curve/ability rounds (paper: a fixed 6). The fit stops earlier once no
+        ability moves by more than ``theta_tol`` in a round (``converged_``).
+    theta_tol : float
+        Convergence tolerance: the largest change of any θ over one round (0: run ``n_rounds``).
+    weighting : {"unweighted", "inverse_variance"}
+        How benchmarks weigh in each ability's objective: equally (default), or by ``1/σ_i²`` with
+        the ``sigma_floor`` (the paper's; it gives a benchmark with a tiny residual scale, e.g. one
+        observed by four models, a weight of up to 10⁸).
     min_observed : int
-        Models with fewer observed (retained) benchmarks get ``θ = NaN`` and a reason.
+        Models with fewer observed (retained) benchmarks get ``θ = NaN`` and a reason (default 4).
     min_models : int
-        Benchmarks observed for fewer fitted models are excluded with a reason.
+        Benchmarks observed for fewer fitted models are excluded with a reason (default 5).
     normalisation : {"minmax", "identity"}
         How raw scores become ``[0, 1]`` scores (see ``normalisation_`` after ``fit``).
     a_bounds, b_bounds : tuple of float
@@ -91,6 +99,11 @@ class CharacteristicCurveEquating(AnalysisEstimator):
     ----------
     theta_ : pd.Series
         Standardised ability for every input model (NaN for excluded models).
+    theta_se_ : pd.Series
+        Its standard error ``1 / sqrt(Σ_i f_i'(θ)² / σ_i²)`` over the model's observed benchmarks
+        (the curvature of the least-squares objective at the optimum, curves held fixed).
+    n_rounds_, converged_ : int, bool
+        Rounds run, and whether the last one moved no θ by more than ``theta_tol``.
     a_, b_, sigma_, r2_ : pd.Series
         Curve parameters, residual scales and curve R² per fitted benchmark.
     scores_, residuals_, weights_, information_ : pd.DataFrame
@@ -108,10 +121,12 @@ class CharacteristicCurveEquating(AnalysisEstimator):
 
     def __init__(
         self,
-        n_rounds: int = 6,
-        min_observed: int = 3,
+        n_rounds: int = 200,
+        min_observed: int = 4,
         *,
-        min_models: int = 3,
+        theta_tol: float = 1e-3,
+        weighting: str = "unweighted",
+        min_models: int = 5,
         normalisation: Normalisation = "minmax",
         a_bounds: tuple[float, float] = (0.2, 20.0),
         b_bounds: tuple[float, float] = (-4.0, 4.0),
@@ -125,6 +140,8 @@ class CharacteristicCurveEquating(AnalysisEstimator):
     ) -> None:
         self.n_rounds = n_rounds
         self.min_observed = min_observed
+        self.theta_tol = theta_tol
+        self.weighting = weighting
         self.min_models = min_models
         self.normalisation = normalisation
         self.a_bounds = a_bounds
@@ -141,6 +158,8 @@ class CharacteristicCurveEquating(AnalysisEstimator):
     def _validate(self) -> None:
         if self.normalisation not in NORMALISATIONS:
             raise InputError(f"normalisation={self.normalisation!r} is not one of {list(NORMALISATIONS)}")
+        if self.weighting not in WEIGHTINGS:
+            raise InputError(f"weighting={self.weighting!r} is not one of {list(WEIGHTINGS)}")
         if int(self.n_rounds) < 1:
             raise InputError(f"n_rounds must be >= 1, got {self.n_rounds}")
         if int(self.min_observed) < 1:
@@ -212,6 +231,10 @@ class CharacteristicCurveEquating(AnalysisEstimator):
         theta_all = pd.Series(np.nan, index=wide.index, name="theta", dtype=float)
         theta_all.loc[models] = result["theta"]
         self.theta_ = theta_all
+        self.theta_se_ = pd.Series(np.nan, index=wide.index, name="theta_se", dtype=float)
+        self.theta_se_.loc[models] = result["theta_se"]
+        self.n_rounds_ = len(result["log"])
+        self.converged_ = bool(result["log"][-1]["max_abs_delta_theta"] < float(self.theta_tol))
         # Counted over the fitted benchmarks: the count that min_observed was checked against.
         self.n_observed_ = wide[benchmarks].notna().sum(axis=1).astype(int).rename("n_observed")
         self.excluded_models_ = excl_m
@@ -243,6 +266,8 @@ class CharacteristicCurveEquating(AnalysisEstimator):
             benchmarks_excluded=excl_b,
             normalisation=self.normalisation_,
             final_round=last,
+            converged=self.converged_,
+            rounds=self.n_rounds_,
         )
         return self
 
@@ -361,7 +386,7 @@ class CharacteristicCurveEquating(AnalysisEstimator):
                 cols,
                 a=a,
                 b=b,
-                sigma=sigma,
+                sigma=sigma if self.weighting == "inverse_variance" else np.ones_like(sigma),
                 omega=omega,
                 grid=grid,
                 step=self.grid_step,
@@ -375,20 +400,13 @@ class CharacteristicCurveEquating(AnalysisEstimator):
             a = np.clip(a * sd, a_lo, a_hi)
             b = np.clip((b - mu) / sd, b_lo, b_hi)
             log.append(
-                {
-                    "round": rnd,
-                    "max_abs_delta_a": float(np.max(np.abs(a - a_prev))),
-                    "max_abs_delta_b": float(np.max(np.abs(b - b_prev))),
-                    "max_abs_delta_theta": float(np.max(np.abs(theta - theta_prev))),
-                    "a_at_bound": int(np.sum(np.isclose(a, a_lo) | np.isclose(a, a_hi))),
-                    "b_at_bound": int(np.sum(np.isclose(b, b_lo) | np.isclose(b, b_hi))),
-                    "theta_at_grid_edge": int(edge),
-                    "optimizer_converged": int(np.sum(status == 1)),
-                    "optimizer_max_iter": int(np.sum(status == 2)),
-                    "optimizer_iterations": int(n_iter),
-                    "robust_weighted_cells": int(np.sum(w_cells < 1.0)),
-                }
+                self._round_entry(
+                    rnd, (a, b, theta), (a_prev, b_prev, theta_prev), status=status, n_iter=n_iter, edge=edge
+                )
             )
+            log[-1]["robust_weighted_cells"] = int(np.sum(w_cells < 1.0))
+            if log[-1]["max_abs_delta_theta"] < float(self.theta_tol):
+                break
 
         f_cells = expit(a[cols] * (theta[rows] - b[cols]))
         r_cells = s_cells - f_cells
@@ -398,6 +416,7 @@ class CharacteristicCurveEquating(AnalysisEstimator):
         w[rows, cols] = w_cells
         F = expit(a[None, :] * (theta[:, None] - b[None, :]))
         info = (a[None, :] * F * (1 - F)) ** 2 / np.maximum(sigma**2, _INFO_SIGMA2_FLOOR)[None, :]
+        theta_se = 1.0 / np.sqrt(np.where(obs, info, 0.0).sum(axis=1))
         ss_res = np.bincount(cols, r_cells**2, minlength=n_i)
         mean_s = np.bincount(cols, s_cells, minlength=n_i) / np.bincount(cols, minlength=n_i)
         ss_tot = np.bincount(cols, (s_cells - mean_s[cols]) ** 2, minlength=n_i)
@@ -412,6 +431,33 @@ class CharacteristicCurveEquating(AnalysisEstimator):
             "info": info,
             "r2": r2,
             "log": log,
+            "theta_se": theta_se,
+        }
+
+    def _round_entry(
+        self,
+        rnd: int,
+        now: tuple[np.ndarray, ...],
+        before: tuple[np.ndarray, ...],
+        *,
+        status: np.ndarray,
+        n_iter: int,
+        edge: int,
+    ) -> dict[str, Any]:
+        (a, b, theta), (a_prev, b_prev, theta_prev) = now, before
+        a_lo, a_hi = self.a_bounds
+        b_lo, b_hi = self.b_bounds
+        return {
+            "round": rnd,
+            "max_abs_delta_a": float(np.max(np.abs(a - a_prev))),
+            "max_abs_delta_b": float(np.max(np.abs(b - b_prev))),
+            "max_abs_delta_theta": float(np.max(np.abs(theta - theta_prev))),
+            "a_at_bound": int(np.sum(np.isclose(a, a_lo) | np.isclose(a, a_hi))),
+            "b_at_bound": int(np.sum(np.isclose(b, b_lo) | np.isclose(b, b_hi))),
+            "theta_at_grid_edge": int(edge),
+            "optimizer_converged": int(np.sum(status == 1)),
+            "optimizer_max_iter": int(np.sum(status == 2)),
+            "optimizer_iterations": int(n_iter),
         }
 
     # ------------------------------------------------------------------ use
@@ -437,6 +483,7 @@ class CharacteristicCurveEquating(AnalysisEstimator):
             row: dict[str, Any] = {
                 "model": str(model),
                 "theta": None if not np.isfinite(theta) else round(float(theta), 6),
+                "theta_se": None if not np.isfinite(self.theta_se_[model]) else round(float(self.theta_se_[model]), 6),
                 "n_observed": int(self.n_observed_.get(model, 0)),
             }
             if str(model) in self.excluded_models_:
@@ -458,6 +505,7 @@ class CharacteristicCurveEquating(AnalysisEstimator):
             "excluded_benchmarks": excluded,
             "normalisation": self.normalisation_,
             "rounds": self.round_log_,
+            "converged": self.converged_,
         }
 
 

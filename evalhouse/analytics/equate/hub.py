@@ -1,7 +1,7 @@
 """Equating the Epoch AI Benchmarking Hub onto one ability scale (paper 004 §3.1).
 
-Input (:func:`~evalhouse.analytics.data.matrices.source_long`): the canonical higher-is-better
-value (``v_matrix_long``) of every
+Input (:func:`~evalhouse.analytics.data.matrices.source_own_long`): the source's own best value
+(over setups, on the canonical metric; no other source's rows) of every
 configuration the hub source reported, on every non-composite benchmark the source reported.
 Scores are min-max normalised per benchmark over the fitted models, then
 :class:`~evalhouse.analytics.equate.curves.CharacteristicCurveEquating` fits one two-parameter
@@ -31,7 +31,13 @@ import pandas as pd
 from scipy.stats import kendalltau, spearmanr
 
 from evalhouse.analytics.base import AnalysisRecord
-from evalhouse.analytics.data.matrices import items_and_composites, model_meta, source_long, wide_matrix
+from evalhouse.analytics.data.matrices import (
+    items_and_composites,
+    model_meta,
+    source_long,
+    source_own_long,
+    wide_matrix,
+)
 from evalhouse.analytics.equate.curves import CharacteristicCurveEquating
 from evalhouse.common.jsonable import to_jsonable
 from evalhouse.errors import DataMissing
@@ -113,8 +119,9 @@ def equate_hub(
     source_key, reference = source, REFERENCE
     long = source_long(con, source_key)
     wide_all = wide_matrix(long, level, aggregate)
-    # Every model stays, even one scored only on a composite: it gets theta NULL with the reason.
-    items, composite = items_and_composites(wide_all, long)
+    _, composite = items_and_composites(wide_all, long)
+    # The items: the source's own cells only (no other source's row for the same cell).
+    items = wide_matrix(source_own_long(con, source_key), level, aggregate)
     if items.shape[1] == 0:
         raise DataMissing(f"{source_key} reported only composite benchmarks: nothing to equate")
     eq = CharacteristicCurveEquating(**equating).fit(items)

@@ -9,7 +9,8 @@ correlate positively with the training mean index. The target is z-scored with t
 fold's moments, so errors are in z-units of that fold.
 
 Rungs: (i) release timing (z-scored days; with ``timing_scale=True`` also log10 parameters and
-a missing-parameters indicator), (ii) mean index, (iii) first factor, (iv) k factors, (v) k
+a missing-parameters indicator), (ii) mean index, (iii) one factor (a single ML factor fitted in the
+fold), (iv) k factors, (v) k
 factors + covariates (reasoning flag, open weights, log10 parameters filled with the training
 mean, parameters-missing indicator). Paper 000 describes rung (i) as "timing and scale"; the
 authors' notebook feeds it the date only, which is our default.
@@ -43,7 +44,7 @@ RUNGS = ("i", "ii", "iii", "iv", "v")
 RUNG_LABELS = {
     "i": "timing / scale",
     "ii": "mean index",
-    "iii": "first factor",
+    "iii": "one factor",
     "iv": "k factors",
     "v": "k factors + covariates",
 }
@@ -97,7 +98,11 @@ def _fold_features(
         W = efa.weights_.to_numpy()
         # Ztr_s is already z-scored, so the EFA's own training moments are (0, 1): apply W directly.
         Ftr, Fte = Ztr_s @ W, Zte_s @ W
-        feats["iii"] = (Ftr[:, :1], Fte[:, :1])
+        if "iii" in rungs:
+            # Rung (iii): a single ML factor fitted inside the fold (the first column of the k-factor
+            # pattern weights R^-1 Lambda would be a partialled score, not "the" first factor).
+            one = EFA(1, method="ml", rotation="none", score_form="pattern").fit(Ztr_s).weights_.to_numpy()
+            feats["iii"] = (Ztr_s @ one, Zte_s @ one)
         feats["iv"] = (Ftr, Fte)
         if "v" in rungs:
             tr, te = _fill_logparams(cov_tr, cov_te, 2)

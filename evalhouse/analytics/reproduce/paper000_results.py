@@ -78,6 +78,18 @@ def paper000_results(result: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         }
         for q in paper000_quantities(result)
     ]
+    h4 = result.get("h4", {})
+    for label in ("mean_index", "one_factor"):
+        row = h4.get(f"against_{label}")
+        if row:
+            quantities.append({"name": f"h4_dmse_vs_{label}", "ours": row["dmse"], "note": row["verdict"]})
+            quantities.append({"name": f"h4_dmse_vs_{label}_ci_low", "ours": row["ci_low"], "note": "over models"})
+            quantities.append({"name": f"h4_dmse_vs_{label}_ci_high", "ours": row["ci_high"], "note": "over models"})
+    seeds = h4.get("over_split_seeds")
+    if seeds:
+        note = f"pooled dMSE (ii)-(iv) over {seeds['n_seeds']} outer split seeds"
+        quantities.append({"name": "h4_dmse_split_seeds_ci_low", "ours": seeds["ci_low"], "note": note})
+        quantities.append({"name": "h4_dmse_split_seeds_ci_high", "ours": seeds["ci_high"], "note": note})
     loadings = _loading_rows(result["loadings_raw"], "raw") + _loading_rows(
         result["loadings_date_adjusted"], "date_adjusted"
     )
@@ -95,6 +107,7 @@ def paper000_payload(result: dict[str, Any]) -> dict[str, Any]:
         "delta": frame_records(result["delta"]),
         "k_sweep": frame_records(result["k_sweep"]),
         "robustness": result["robustness"],
+        "h4": result.get("h4", {}),
         "grids": {name: len(ids) for name, ids in result["grids"].items()},
         "not_reproducible": dict(result["not_reproducible"]),
     }

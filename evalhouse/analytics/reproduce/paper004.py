@@ -78,16 +78,49 @@ def _ranking_vs_index(eq: Any, reference: pd.Series | None) -> dict[str, float]:
     }
 
 
-def _checks(result: LoboResult) -> dict[str, Any]:
+INERT_PROFILE_GAP = 0.005  # |profile(BoB) - profile(u = 1)| below this: the density weights change nothing
+
+
+def _verdict(result: LoboResult, method: str) -> str:
+    diff = result.summary.loc[BOB, "profile"] - result.summary.loc[method, "profile"]
+    p = float(result.tests.loc[method, "p_wilcoxon"])
+    if diff <= 0:
+        return f"no: BoB-Support's profile is not above {method} ({diff:+.3f})"
+    strength = "significantly" if p < 0.05 else "but not significantly"
+    return f"yes, {strength}: profile {diff:+.3f} over {method} (one-sided Wilcoxon p = {p:.3f})"
+
+
+def _checks(result: LoboResult, v: pd.Series) -> dict[str, Any]:
     bob = result.summary.loc[BOB]
     tests = result.tests
     tol = float(paper_values("paper004")["level_tolerance"])
+    flat = result.summary.loc["BoB flat (u=1)", "profile"] if "BoB flat (u=1)" in result.summary.index else np.nan
+    gap = float(bob["profile"] - flat)
+    inert = bool(np.isfinite(gap) and abs(gap) < INERT_PROFILE_GAP)
     return {
         "profile_above_theta": bool(bob["profile"] > result.summary.loc["theta alone", "profile"]),
         "profile_above_uniform": bool(bob["profile"] > result.summary.loc["uniform mean", "profile"]),
         "level_within_0.05_of_paper": bool(abs(bob["level"] - printed("bob_level")) <= tol),
         "p_vs_theta": float(tests.loc["theta alone", "p_wilcoxon"]),
         "p_vs_uniform": float(tests.loc["uniform mean", "p_wilcoxon"]),
+        "beats_theta_alone": _verdict(result, "theta alone"),
+        "beats_uniform_mean": _verdict(result, "uniform mean"),
+        "density": {
+            "v_min": float(v.min()),
+            "v_max": float(v.max()),
+            "v_ratio": float(v.max() / v.min()),
+            "profile_bob": float(bob["profile"]),
+            "profile_flat_u1": float(flat),
+            "profile_gap": gap,
+            "inert": inert,
+            "message": (
+                f"DENSITY WEIGHTS ARE INERT: v spans {v.min():.3f}-{v.max():.3f} and BoB with u = 1 scores "
+                f"the same profile ({flat:.3f} vs {bob['profile']:.3f}); this reproduction cannot test the "
+                "paper's central claim that density reweighting matters"
+                if inert
+                else f"density weights matter: profile {bob['profile']:.3f} vs {flat:.3f} with u = 1"
+            ),
+        },
     }
 
 
@@ -101,7 +134,7 @@ def reproduce_paper004(  # noqa: PLR0913 - keyword-only settings of one analysis
     benchmarks: str | Sequence[str] = "paper",
     compare_all: bool = True,
     inner: bool = True,
-    n_shuffles: int = 0,
+    n_shuffles: int = 20,
     stress: bool = False,
     random_state: int = 0,
 ) -> Paper004Run:
@@ -127,7 +160,7 @@ def reproduce_paper004(  # noqa: PLR0913 - keyword-only settings of one analysis
     reference = meta.get("intelligence_index")
     result = lobo_evaluate(wide, emb, reference=reference, inner=inner)
     eq_full, bob_full = fit_bob(wide, emb)
-    checks = _checks(result)
+    checks = _checks(result, bob_full.v_)
     columns = [str(c) for c in wide_full.columns]
     values = paper_values("paper004")
     payload: dict[str, Any] = {

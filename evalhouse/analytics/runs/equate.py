@@ -16,7 +16,7 @@ from evalhouse.analytics.equate.io import read_long_csv
 from evalhouse.analytics.runs.common import Outcome, pinned, reading, record
 
 
-def equate_csv(input_path: Path, *, db: Path | None, min_observed: int = 3) -> Outcome:
+def equate_csv(input_path: Path, *, db: Path | None, min_observed: int = 4) -> Outcome:
     """Equate a long CSV (``model, benchmark, score``) on one ability scale, pinned to the file's sha256."""
     frame = read_long_csv(input_path)
     eq = CharacteristicCurveEquating(min_observed=min_observed).fit(frame, snapshot_id=file_pin(input_path))

@@ -134,7 +134,9 @@ def test_bounds_are_respected_and_logged() -> None:
         "optimizer_converged",
         "optimizer_max_iter",
     }
-    assert len(est.round_log_) == 6 and keys <= set(est.round_log_[0])
+    # Iterated to convergence: the last round moved no ability by more than theta_tol.
+    assert est.converged_ and len(est.round_log_) == est.n_rounds_ and keys <= set(est.round_log_[0])
+    assert est.round_log_[-1]["max_abs_delta_theta"] < est.theta_tol < est.round_log_[0]["max_abs_delta_theta"]
 
 
 def test_theta_grid_parabola_matches_continuous_minimiser(fitted) -> None:
@@ -278,3 +280,27 @@ def test_snapshot_id_is_recorded(synthetic) -> None:
     frame = wide.iloc[:60].copy()
     frame.attrs["snapshot_id"] = "snap-123"
     assert CharacteristicCurveEquating(n_rounds=1).fit(frame).record_.snapshot_id == "snap-123"
+
+
+def test_paper_settings_run_six_rounds_and_weighting_is_a_choice(synthetic) -> None:
+    wide, _, _ = synthetic
+    paper = CharacteristicCurveEquating(n_rounds=6, theta_tol=0.0, weighting="inverse_variance").fit(wide)
+    assert paper.n_rounds_ == 6 and not paper.converged_
+    default = CharacteristicCurveEquating().fit(wide)
+    assert default.converged_ and default.get_params()["weighting"] == "unweighted"
+    assert default.min_observed == 4 and default.min_models == 5
+    with pytest.raises(ValueError, match="weighting"):
+        CharacteristicCurveEquating(weighting="sigma").fit(wide)
+
+
+def test_theta_standard_errors_shrink_with_more_benchmarks(synthetic) -> None:
+    wide, theta, _ = synthetic
+    est = CharacteristicCurveEquating().fit(wide)
+    se, n = est.theta_se_.dropna(), est.n_observed_
+    assert (se > 0).all() and len(se) == est.theta_.notna().sum()
+    # More observed benchmarks, more information: the SE falls with the count (rank correlation).
+    assert np.corrcoef(se.rank(), n.loc[se.index].rank())[0, 1] < -0.2  # measured -0.32 (SE also depends on θ)
+    # And the errors are roughly calibrated: |θ - truth| / SE is of order 1 on the standardised scale.
+    truth = (theta - theta.mean()) / theta.std(ddof=0)
+    ratio = ((est.theta_ - truth).abs() / est.theta_se_).dropna()
+    assert 0.2 < ratio.median() < 3.0

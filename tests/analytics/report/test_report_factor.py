@@ -38,7 +38,7 @@ def test_section_draws_the_paper000_figures_and_carries_the_fit(aa_db: Path) -> 
     [(rec, results, _)] = s.records
     assert rec.estimator == "evalhouse.analytics.reproduce.paper000.reproduce_paper000" and rec.run_id in s.intro
     assert rec.snapshot_id.startswith("warehouse-state:") and rec.snapshot_id in s.intro
-    assert len(results["quantity"]) == 44
+    assert len(results["quantity"]) == 44 + 8  # the paper's 44, and H4 against each rung and over split seeds
 
 
 def test_section_on_a_snapshot_cites_its_id(aa_db: Path, tmp_path: Path) -> None:

@@ -157,7 +157,7 @@ def _print_grid(payload: dict[str, Any]) -> None:
         f"density {m['density']:.1%}"
     )
     table = Table(title=title)
-    for col in ("data", "imputer", "n x p", "k", "AVE", "ω_h", "φ_avg", "R²", "chosen"):
+    for col in ("data", "imputer", "n x p", "k_pa", "rank", "k", "AVE", "ω_h", "φ_avg", "R²", "chosen"):
         table.add_column(
             col, justify="left" if col in {"data", "imputer", "chosen"} else "right", no_wrap=col != "chosen"
         )
@@ -171,6 +171,10 @@ def _print_grid(payload: dict[str, Any]) -> None:
             r["densifier"],
             r["imputer"],
             f"{r['n_models']}x{r['n_benchmarks']}",
+            _num(r["k_parallel"]),
+            ("[yellow]" + _num(r["imputer_rank"]) + " = k_pa[/]")
+            if r["k_parallel_is_imputer_rank"]
+            else _num(r["imputer_rank"]),
             _num(r["k"]),
             "—" if r["ave"] is None else f"{r['ave']:.1%}",
             _num(r["omega_h"]),
@@ -181,7 +185,8 @@ def _print_grid(payload: dict[str, Any]) -> None:
     out.print(table)
     out.print(
         f"density per cell, chosen parameters and notes: --json; not factored = held-out R² below "
-        f"{payload['params']['gate']} (paper 002)",
+        f"{payload['params']['gate']} (paper 002); R² is scored on an outer mask, parameters chosen on an inner "
+        "one; k_pa = factors by parallel analysis, rank = SoftImpute's (flagged when equal)",
         highlight=False,
     )
 

@@ -1,7 +1,10 @@
 """The paper-002 "factor grid": densifier x imputer x (parallel analysis, EFA, Schmid-Leiman).
 
-For each densified matrix and imputer: held-out R2 (parameters chosen by R2 on one shared
-column-stratified mask); cells below the R2 gate (0.2) are recorded as not factored. Otherwise
+For each densified matrix and imputer: held-out R2 on a column-stratified outer mask, with the
+imputer's parameters chosen on an inner mask of the training cells (never on the scored cells);
+cells below the R2 gate (0.2) are recorded as not factored. The factor count from parallel analysis
+is reported next to SoftImpute's rank and flagged when they are equal (a rank-r completion has r
+dominant eigenvalues by construction). Otherwise
 the completed matrix is factored - its correlation matrix, or for a correlation-level imputer
 the repaired correlation surrogate itself - with parallel analysis (100 simulations, PC
 flavour), ``k = max(k_pa, 2)`` capped at 20 and at ``min(p - 1, n - 1, rank(R) - 1)``, MINRES
@@ -26,7 +29,7 @@ from evalhouse.analytics.factor.omega import OmegaResult, schmid_leiman
 from evalhouse.analytics.factor.parallel import ParallelAnalysis, bounded_n_factors
 from evalhouse.analytics.matrix.correlation import CorrelationImputer
 from evalhouse.analytics.matrix.densify import Densifier
-from evalhouse.analytics.matrix.holdout import R2_GATE, evaluate_imputer, select_imputer
+from evalhouse.analytics.matrix.holdout import R2_GATE, evaluate_imputer, holdout_mask, select_imputer
 from evalhouse.analytics.matrix.impute import GowerKNNImputer, MissForestImputer, SoftImpute
 from evalhouse.errors import InputError
 
@@ -73,6 +76,22 @@ def factor_correlation(  # noqa: PLR0913 - keyword-only settings of one analysis
         info.update(k=k, start=efa.start_, converged=efa.converged_)
         return info, result
     return info, None
+
+
+def choose_and_score(
+    imputer: Any, grid: Mapping[str, list[Any]] | None, dense: pd.DataFrame, *, random_state: int, gate: float
+) -> tuple[Any, Any]:
+    """The imputer's parameters chosen on an inner mask, its R2 reported on a separate outer mask.
+
+    The outer mask (column-stratified, paper 002 App. H) holds out the cells that are scored; the
+    parameters are chosen by held-out R2 on a second mask drawn from the remaining training cells
+    only, so the reported R2 never saw the cells it is computed on.
+    """
+    outer = holdout_mask(dense, random_state=random_state)
+    best = imputer
+    if grid:
+        best, _, _ = select_imputer(imputer, grid, dense.mask(outer), random_state=random_state + 1, gate=gate)
+    return best, evaluate_imputer(best, dense, mask=outer, gate=gate)
 
 
 def factor_grid(  # noqa: PLR0913 - keyword-only settings of one analysis
@@ -130,12 +149,8 @@ def factor_grid(  # noqa: PLR0913 - keyword-only settings of one analysis
                 "n_benchmarks": p,
                 "density": densifier.density_,
             }
-            if grid:
-                best, score, _ = select_imputer(imputer, grid, dense, random_state=random_state, gate=gate)
-                row["params"] = {k: best.get_params()[k] for k in grid}
-            else:
-                best, score = imputer, evaluate_imputer(imputer, dense, random_state=random_state, gate=gate)
-                row["params"] = {}
+            best, score = choose_and_score(imputer, grid, dense, random_state=random_state, gate=gate)
+            row["params"] = {k: best.get_params()[k] for k in grid} if grid else {}
             row.update(r2=score.r2, rmse=score.rmse, factored=score.factored)
             if not score.factored:
                 rows.append(row)
@@ -154,6 +169,10 @@ def factor_grid(  # noqa: PLR0913 - keyword-only settings of one analysis
                 max_factors=max_factors,
             )
             row.update(info)
+            rank = best.get_params().get("rank") if isinstance(best, SoftImpute) else None
+            row["imputer_rank"] = rank
+            # Parallel analysis of a low-rank completion tends to return the completion's own rank.
+            row["k_parallel_is_imputer_rank"] = bool(rank is not None and info["k_parallel"] == rank)
             if result is not None:
                 row.update(
                     ave=result.ave,
@@ -231,7 +250,7 @@ def run_grid(
         raise InputError(f"the matrix {dataset} is {wide.shape[0]} x {wide.shape[1]}; the grid needs at least 3 x 3")
     seed = int(spec.get("random_state", 0))
     table = factor_grid(wide, dens, imps, random_state=seed, n_simulations=n_simulations, gate=gate)
-    for col in ("k_parallel", "k", "ave", "omega_h", "omega_total", "phi_avg", "error"):
+    for col in ("k_parallel", "imputer_rank", "k", "ave", "omega_h", "omega_total", "phi_avg", "error"):
         if col not in table.columns:
             table[col] = None if col == "error" else np.nan
     defaults = {"target_density": 0.10, "min_obs": 3, "max_rank": 6, "max_neighbors": 10, "random_state": 0}
@@ -261,6 +280,8 @@ def _cell_note(row: dict[str, Any], gate: float) -> str:
         parts.append(f"not factored: held-out R2 {r2:.3f} < {gate}" if r2 is not None else "not factored")
     if isinstance(row.get("error"), str) and row["error"]:
         parts.append(f"fit: {row['error']}")
+    if row.get("k_parallel_is_imputer_rank") is True:
+        parts.append(f"parallel analysis returned the imputer's rank ({int(row['imputer_rank'])})")
     return "; ".join(parts)
 
 
@@ -281,6 +302,8 @@ def factor_grid_rows(table: pd.DataFrame, *, gate: float) -> list[dict[str, Any]
                 "rmse": finite(row.get("rmse")),
                 "factored": bool(row["factored"]),
                 "k_parallel": None if finite(row.get("k_parallel")) is None else int(row["k_parallel"]),
+                "imputer_rank": None if finite(row.get("imputer_rank")) is None else int(row["imputer_rank"]),
+                "k_parallel_is_imputer_rank": row.get("k_parallel_is_imputer_rank") is True,
                 "k": None if k is None else int(k),
                 "ave": finite(row.get("ave")),
                 "omega_h": finite(row.get("omega_h")),

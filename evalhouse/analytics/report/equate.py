@@ -23,11 +23,12 @@ from evalhouse.analytics.bob.compare import compare_models
 from evalhouse.analytics.bob.encoders import EncoderUnavailableError
 from evalhouse.analytics.bob.texts import store_texts
 from evalhouse.analytics.equate.curves import curve_rows, theta_rows
+from evalhouse.analytics.equate.eci_pipeline import capabilities_index
 from evalhouse.analytics.equate.hub import equate_hub, hub_release_dates
 from evalhouse.analytics.equate.io import EquatingInputError
 from evalhouse.analytics.report.plots_equate import plot_characteristic_curves, plot_theta_by_release
 from evalhouse.analytics.report.section import ReportSection
-from evalhouse.errors import DataMissing
+from evalhouse.errors import DataMissing, InputError
 
 TITLE = "Equated ability scale and task comparison (paper 004, Balance of Benchmarks)"
 EXAMPLE_QUERY = "software_engineering_agent"
@@ -48,6 +49,9 @@ def section(con: duckdb.DuckDBPyConnection) -> ReportSection:
     hub_note = _hub_part(con, s)
     if hub_note:
         missing.append(hub_note)
+    eci_note = _eci_part(con, s)
+    if eci_note:
+        missing.append(eci_note)
     aa_note = _task_part(con, s)
     if aa_note:
         missing.append(aa_note)
@@ -80,9 +84,19 @@ def _hub_part(con: duckdb.DuckDBPyConnection, s: ReportSection) -> str | None:
     dates = hub_release_dates(con, hub)
     try:
         fig = plot_theta_by_release(
-            fitted, dates, labels=hub.names, highlight=top, title="Epoch hub: equated ability by release date"
+            fitted,
+            dates,
+            labels=hub.names,
+            highlight=top,
+            title="Epoch hub: equated ability by release date",
+            se=eq.theta_se_,
+            counts=eq.n_observed_,
         )
-        s.figure(fig, "θ of each Epoch hub configuration against its release date; red: best θ released so far.")
+        s.figure(
+            fig,
+            "θ of each Epoch hub configuration against its release date with 90% intervals (±1.645 SE); "
+            "marker size: benchmarks observed; red: best θ released so far.",
+        )
     except ValueError as exc:
         s.blocks.append(f"<p class='status'>{html.escape(f'no θ-by-release figure: {exc}')}</p>")
     counts = eq.scores_.notna().sum().sort_values(ascending=False, kind="stable")
@@ -135,6 +149,48 @@ def _theta_vs_reference(theta: Any, reference: Any, cmp: dict[str, Any]) -> Figu
     ax.set_title(f"θ vs ECI: Spearman {cmp['spearman']:.3f} over {cmp['n']} configurations", fontsize=9)
     ax.grid(alpha=0.3)
     return fig
+
+
+def _eci_part(con: duckdb.DuckDBPyConnection, s: ReportSection) -> str | None:
+    """The capabilities index on Epoch's scale, and the held-out comparison with Epoch's objective."""
+    try:
+        run = capabilities_index(con)
+    except DataMissing as exc:
+        return f"capabilities index: {exc}"
+    except (InputError, duckdb.CatalogException) as exc:
+        return f"capabilities index: cannot be fitted here ({exc})"
+    s.records.append((run.record, run.results, None))
+    fit = run.fit
+    s.blocks.append(
+        "<p>"
+        + html.escape(
+            f"Capabilities index on Epoch's scale (analysis {run.record.run_id}): {len(run.payload['models'])} "
+            f"models on {len(fit.benchmarks_)} benchmarks from the hub's own cells, {fit.iterations_} iterations "
+            f"(final change {fit.final_change_:.1e} ECI points), 90% intervals from {fit.n_bootstrap} bootstrap "
+            "resamples of the cells. Reproduce with evalhouse analyze eci."
+        )
+        + "</p>"
+    )
+    s.table(
+        [
+            {"objective": c["variant"], "held-out RMSE": c["heldout_rmse"], "cells": c["n_cells"]}
+            for c in run.comparison
+        ],
+        "Held-out RMSE on proportions (5 folds over cells, the same folds for every objective)",
+    )
+    s.table(
+        [
+            {
+                "model": m["model"],
+                "ECI": m["eci"],
+                "90% CI": f"{m['ci_low']:.1f}-{m['ci_high']:.1f}",
+                "benchmarks": m["n_benchmarks"],
+            }
+            for m in run.payload["models"][:N_TOP]
+        ],
+        f"Highest capabilities index (top {N_TOP})",
+    )
+    return None
 
 
 def _task_part(con: duckdb.DuckDBPyConnection, s: ReportSection) -> str | None:

@@ -25,6 +25,8 @@ def plot_theta_by_release(  # noqa: PLR0913 - keyword-only settings of one analy
     highlight: Sequence[str] = (),
     frontier: bool = True,
     title: str = "Equated ability by release date",
+    se: pd.Series | None = None,
+    counts: pd.Series | None = None,
 ) -> Figure:
     """Scatter of ``θ`` against release date, with the running frontier (best so far).
 
@@ -40,6 +42,9 @@ def plot_theta_by_release(  # noqa: PLR0913 - keyword-only settings of one analy
         Models to mark and annotate.
     frontier : bool
         Draw the step line of the highest ``θ`` released so far.
+    se, counts : pd.Series, optional
+        Standard errors (drawn as 90% intervals, ±1.645 SE) and the number of benchmarks behind each
+        θ (marker size, and the label of highlighted models).
     """
     dates = pd.to_datetime(release_dates.reindex(theta.index), errors="coerce")
     frame = pd.DataFrame({"theta": theta, "date": dates}).dropna()
@@ -48,7 +53,14 @@ def plot_theta_by_release(  # noqa: PLR0913 - keyword-only settings of one analy
     frame = frame.sort_values("date")
     fig = Figure(figsize=(8, 4.5), constrained_layout=True)
     ax = fig.add_subplot()
-    ax.scatter(frame["date"], frame["theta"], s=12, alpha=0.6, color="tab:blue", label="models")
+    sizes = 12.0
+    if counts is not None:
+        n = counts.reindex(frame.index).fillna(1).to_numpy(dtype=float)
+        sizes = 4.0 + 2.0 * n
+    if se is not None:
+        half = 1.645 * se.reindex(frame.index).to_numpy(dtype=float)
+        ax.errorbar(frame["date"], frame["theta"], yerr=half, fmt="none", ecolor="tab:blue", alpha=0.25, lw=0.8)
+    ax.scatter(frame["date"], frame["theta"], s=sizes, alpha=0.6, color="tab:blue", label="models (size: benchmarks)")
     if frontier:
         ax.step(
             frame["date"],
@@ -62,8 +74,10 @@ def plot_theta_by_release(  # noqa: PLR0913 - keyword-only settings of one analy
         if model in frame.index:
             row = frame.loc[model]
             name = str(labels.get(model, model)) if labels is not None else str(model)
-            if len(name) > 32:  # long configuration names would squeeze the axes
-                name = name[:31] + "…"
+            if counts is not None and model in counts.index:
+                name = f"{name} ({int(counts[model])} benchmarks)"
+            if len(name) > 48:  # long configuration names would squeeze the axes
+                name = name[:47] + "…"
             ax.scatter([row["date"]], [row["theta"]], s=40, color="black", zorder=3)
             # Newest models sit at the right edge: write labels leftwards so they stay inside.
             ax.annotate(

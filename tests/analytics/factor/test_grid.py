@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalhouse.analytics.factor import grid as grid_mod
 from evalhouse.analytics.factor.grid import factor_correlation, factor_grid
 from evalhouse.analytics.matrix.correlation import CorrelationImputer
 from evalhouse.analytics.matrix.densify import Densifier
@@ -54,3 +55,26 @@ def test_factor_count_bounds_and_decrement():
     info, result = factor_correlation(R, 5, random_state=0)
     assert info["k"] is not None and info["k"] <= 3
     assert result is not None and np.isfinite(result.omega_h)
+
+
+def test_parameters_are_chosen_on_an_inner_mask_and_rank_is_flagged(monkeypatch) -> None:
+    """The reported R2 is scored on cells the parameter choice never saw; k is set beside the rank."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.standard_normal((80, 2)) @ rng.standard_normal((2, 10)) + 0.3 * rng.standard_normal((80, 10)))
+    X.columns = [f"b{j}" for j in range(10)]
+    X = X.mask(rng.random(X.shape) < 0.3)
+    seen: list[np.ndarray] = []
+    real = grid_mod.select_imputer
+
+    def spy(imputer, grid, frame, **kw):
+        seen.append(frame.isna().to_numpy())
+        return real(imputer, grid, frame, **kw)
+
+    monkeypatch.setattr(grid_mod, "select_imputer", spy)
+    table = factor_grid(X, {"C": Densifier("C")}, {"si": (SoftImpute(random_state=0), {"rank": [1, 2, 3]})})
+    outer = grid_mod.holdout_mask(Densifier("C").fit(X).transform(X), random_state=0)
+    # Every cell of the outer mask is missing in what the selection was given.
+    assert seen and seen[0][outer].all()
+    row = table.iloc[0]
+    assert row["imputer_rank"] == row["params"]["rank"]
+    assert row["k_parallel_is_imputer_rank"] == (row["k_parallel"] == row["imputer_rank"])

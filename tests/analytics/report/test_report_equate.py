@@ -38,7 +38,8 @@ def test_section_on_a_loaded_warehouse_carries_its_fits(loaded_db: Path) -> None
     assert sum("<img" in b for b in s.blocks) == 3  # theta by release date, curves, theta vs ECI
     assert "Capabilities Index" in html and "Spearman" in html
     assert "software-engineering agent" in html and "terminal_bench" in html  # the AA task example
-    assert sorted(rec.kind for rec, _, _ in s.records) == ["equating", "task_comparison"]
+    assert sorted(rec.kind for rec, _, _ in s.records) == ["capabilities_index", "equating", "task_comparison"]
+    assert "Held-out RMSE" in html and "Epoch&#x27;s plain objective" in html and "90% intervals" in html
     assert runs == 0  # a section never writes: the run layer records
 
 
@@ -51,7 +52,7 @@ def test_report_records_every_fit_at_the_end(loaded_db: Path, tmp_path: Path) ->
     kinds = dict(con.execute("SELECT kind, count(*) FROM analysis_run GROUP BY kind").fetchall())
     pins = {r[0] for r in con.execute("SELECT snapshot_id FROM analysis_run").fetchall()}
     con.close()
-    assert kinds == {"equating": 1, "task_comparison": 1, "paper000_reproduction": 1}
+    assert kinds == {"equating": 1, "task_comparison": 1, "paper000_reproduction": 1, "capabilities_index": 1}
     assert len(pins) == 1 and next(iter(pins)).startswith("warehouse-state:")
     assert set(outcome.payload["analysis_ids"]) == {outcome.analysis_id, *outcome.payload["analysis_ids"]}
 
@@ -61,6 +62,7 @@ def test_section_on_an_empty_warehouse_explains(tmp_path: Path) -> None:
         s = section(wh.con)
     assert s.status != "ok"
     assert "no epoch-benchmarks scores" in s.status and "no artificial-analysis records" in s.status
+    assert "capabilities index" in s.status
     assert not any("<img" in b for b in s.blocks) and s.records == []
 
 

@@ -27,7 +27,7 @@ from evalhouse.analytics.equate.eci import CapabilitiesIndex, Problem, _normal_e
 from evalhouse.analytics.equate.eci_data import hub_cells, prepare
 from evalhouse.analytics.equate.eci_pipeline import _anchors
 from evalhouse.ingest.pinned import epoch_zip
-from evalhouse.pipeline.refresh import ingest_file
+from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 

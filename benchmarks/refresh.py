@@ -50,9 +50,10 @@ def main(shared: Path) -> None:
             results = R.refresh(
                 wh,
                 store,
-                mirror=mirror,
-                client_factory=lambda m: client(mirror=m),
-                after_load=checkpoint_after_load,
+                None,
+                R.RefreshOptions(
+                    mirror=mirror, client_factory=lambda m: client(mirror=m), after_load=checkpoint_after_load
+                ),
             )
             full = time.perf_counter() - t0
             rows = sum(r.report.records_read + r.report.parse_failures for r in results)
@@ -70,9 +71,10 @@ def main(shared: Path) -> None:
             again = R.refresh(
                 wh,
                 store,
-                mirror=mirror,
-                client_factory=lambda m: client(mirror=m),
-                after_load=checkpoint_after_load,
+                None,
+                R.RefreshOptions(
+                    mirror=mirror, client_factory=lambda m: client(mirror=m), after_load=checkpoint_after_load
+                ),
             )
             noop = time.perf_counter() - t0
             assert {r.status for r in again} == {"unchanged"}, [r.status for r in again]

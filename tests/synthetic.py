@@ -9,7 +9,8 @@ import pandas as pd
 from scipy.special import expit
 
 from evalhouse.analytics.data.aa import AA_CANONICAL
-from evalhouse.curation.model_names import strip_variant_suffixes
+from evalhouse.analytics.data.defaults import name_rules
+from evalhouse.curation.names import strip_variant_suffixes
 
 
 def simulate_2pl(
@@ -54,7 +55,7 @@ def aa_frames_from_csv(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     meta = pd.DataFrame(
         {
             "name": raw["name"].astype(str),
-            "base_model": raw["name"].map(strip_variant_suffixes),
+            "base_model": raw["name"].map(lambda n: strip_variant_suffixes(n, name_rules())),
             "release_date": pd.to_datetime(raw["releaseDate"], errors="coerce"),
             "is_reasoning": raw["isReasoning"].astype(bool),
             "is_open_weights": raw["isOpenWeights"].astype(bool),

@@ -6,11 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
-from evalhouse.config import raw_store_path
-from evalhouse.warehouse.audit import AuditError, model_report, score_chain, verify_raw
-from evalhouse.warehouse.db import Warehouse, WarehouseError
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out
 
 
 def _line(text: str) -> None:
@@ -20,24 +16,36 @@ def _line(text: str) -> None:
 
 def audit_score(
     ctx: typer.Context,
-    score_id: Annotated[int, typer.Argument(help="A score_id (see v_provenance or 'audit model').")],
+    score_id: Annotated[
+        str,
+        typer.Argument(
+            help="A score id, or the first 6+ hex digits of its fingerprint (both survive a reparse; "
+            "see 'audit model' or 'conflicts')."
+        ),
+    ],
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Trace one score to its bytes: score -> evaluation -> raw snapshot -> source.
 
-    Shows the raw snapshot (url, retrieved_at, sha256, storage path, whether the bytes still hash
-    to it), the locators of the score and of its record, every canonicalisation step (raw
-    value/unit -> canonical), who ran / reported / originally published it, the curation
-    decisions touching it (duplicate skips, conflict resolutions of its cell), whether it is its
-    source row's current value and part of its cell's canonical value, and the release-date
-    evidence of its base model.
+    Shows the raw snapshot (the canonical url and, for a mirror replay, the url actually fetched;
+    retrieved_at, sha256, storage path, whether the bytes still hash to it), the locators of the
+    score and of its record and what they count, every canonicalisation step (raw value/unit ->
+    canonical), who ran / reported / originally published it, the curation decisions touching it
+    (supersessions, duplicate skips, conflict resolutions of its cell), whether it is its source
+    row's current value, every candidate value of its cell with its source, the spread and the rule
+    that chose the canonical value, and the release-date evidence of its base model.
+
+    Example: evalhouse audit score 1089933429525066969; evalhouse audit score 3f9a1c --json
     """
-    path = db_path(ctx)
-    try:
-        with Warehouse.open(path, read_only=True) as wh:
-            chain = score_chain(wh.con, score_id, RawStore(raw_store_path(path)))
-    except (WarehouseError, AuditError) as exc:
-        raise fail(str(exc)) from exc
+    from evalhouse.config import raw_store_path
+    from evalhouse.warehouse.audit import score_chain
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
+
+    path = db_path(ctx, db)
+    with guard(), Warehouse.open(path, read_only=True) as wh:
+        chain = score_chain(wh.con, score_id, RawStore(raw_store_path(path)))
     if json_out:
         emit_json(chain)
     else:
@@ -50,6 +58,7 @@ def audit_model(
     benchmark: Annotated[
         str | None, typer.Option("--benchmark", "-b", help="Only this benchmark (id or raw name).")
     ] = None,
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """List a model's scores with their provenance chains, and its release-date evidence.
@@ -57,30 +66,32 @@ def audit_model(
     NAME is matched as a configuration id, then a source's model identifier, then a model name,
     then a base model id; failing all, the model-name rules resolve it to a base model.
     """
-    try:
-        with Warehouse.open(db_path(ctx), read_only=True) as wh:
-            report = model_report(wh.con, name, benchmark)
-    except (WarehouseError, AuditError) as exc:
-        raise fail(str(exc)) from exc
+    from evalhouse.warehouse.audit import model_report
+    from evalhouse.warehouse.db import Warehouse
+
+    with guard(), Warehouse.open(db_path(ctx, db), read_only=True) as wh:
+        report = model_report(wh.con, name, benchmark)
     if json_out:
         emit_json(report)
     else:
         _print_model(report)
 
 
-def audit_verify(ctx: typer.Context, json_out: JsonFlag = False) -> None:
+def audit_verify(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
     """Re-hash every raw store file and check every referenced payload's bytes are present.
 
     Checks raw_snapshot.sha256, evaluation.raw_sha256 and evaluation.samples_sha256. Exit code 1
     when any file no longer matches its hash or any referenced payload is missing.
     """
-    path = db_path(ctx)
+    from evalhouse.config import raw_store_path
+    from evalhouse.warehouse.audit import verify_raw
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
+
+    path = db_path(ctx, db)
     store = RawStore(raw_store_path(path))
-    try:
-        with Warehouse.open(path, read_only=True) as wh:
-            report = verify_raw(wh.con, store)
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
+    with guard(), Warehouse.open(path, read_only=True) as wh:
+        report = verify_raw(wh.con, store)
     if json_out:
         emit_json({"raw_store": str(store.root), **report.as_dict()})
     else:
@@ -109,8 +120,11 @@ def _refs(item: dict[str, Any]) -> str:
 def _print_chain(c: dict[str, Any]) -> None:
     s, canon, ev, raw = c["score"], c["canonicalisation"], c["evaluation"], c["raw"]
     setup = f" [{s['setup_key']}]" if s["setup_key"] else ""
+    subset = f" ({s['subset']})" if s["subset"] else ""
+    params = f" {s['metric_params_key']}" if s["metric_params_key"] else ""
     direction = "lower" if s["lower_is_better"] else "higher"
-    _line(f"score {s['score_id']}  {s['benchmark_id']} / {s['metric_id']}{setup}")
+    _line(f"score {s['score_id']}  {s['benchmark_id']}{subset} / {s['metric_id']}{params}{setup}")
+    _line(f"  fingerprint    {s['fingerprint']}")
     raw_text = f"raw {s['raw_value']} {s['raw_unit']}"
     _line(f"  value          {s['value']} {s['unit']} ({raw_text}), {direction} is better")
     m = c["model"]
@@ -124,11 +138,14 @@ def _print_chain(c: dict[str, Any]) -> None:
     _line(f"  evaluation     {ev['evaluation_id']} (fingerprint {ev['evaluation_fingerprint']})")
     _line(f"    record locator  {raw['record_locator']}")
     _line(f"    score locator   {raw['score_locator']}")
+    _line(f"    (locators: {raw['locators']})")
     if ev["datastore_path"]:
         _line(f"    datastore path  {ev['datastore_path']}")
     _line("  raw snapshot")
     _line(f"    sha256          {raw['sha256']}")
     _line(f"    url             {raw['url']}")
+    if raw["fetched_from"]:
+        _line(f"    fetched from    {raw['fetched_from']} (a mirror replay: these bytes came from here, not the url)")
     _line(f"    retrieved_at    {raw['retrieved_at']}")
     _line(f"    storage path    {raw['storage_path']}")
     if "bytes" in raw:
@@ -163,6 +180,23 @@ def _print_status(c: dict[str, Any]) -> None:
         f"  canonical      {cell['value']} {cell['unit']} under policy {cell['policy']} from scores "
         f"{cell['score_ids']} ({cell['n_used']} of {cell['n_candidates']} candidates); {used}"
     )
+    _line(f"    rule          {cell['rule']}")
+    if cell["n_candidates"] > 1:
+        spread = "n/a" if cell["spread"] is None else f"{cell['spread']:.4g} of the metric's range"
+        flag = " — the sources disagree beyond the tolerance" if cell["disagreement"] else ""
+        _line(f"    spread        {spread}{flag}")
+        _print_candidates(cell["candidates"])
+
+
+def _print_candidates(candidates: list[dict[str, Any]], indent: str = "    ") -> None:
+    _line(f"{indent}candidates")
+    for c in candidates:
+        mark = "*" if c["used"] else " "
+        value = " ".join(str(v) for v in (f"{c['value']:.6g}", c.get("unit")) if v)
+        _line(
+            f"{indent} {mark} {value}  score {c['score_id']}  {c['source_key']} (tier {c['source_tier']}), "
+            f"evaluated by {c['evaluated_by']}, run {c['run_id']}"
+        )
 
 
 def _print_decisions(decisions: list[dict[str, Any]]) -> None:
@@ -210,6 +244,58 @@ def _print_model(r: dict[str, Any]) -> None:
     _print_release_dates(r["release_dates"])
 
 
+def conflicts(
+    ctx: typer.Context,
+    benchmark: Annotated[
+        str | None, typer.Option("--benchmark", "-b", help="Only this benchmark (id, registry name or raw name).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="Only this model (named as in 'audit model').")
+    ] = None,
+    disagreeing: Annotated[
+        bool, typer.Option("--disagreeing", help="Only cells whose candidates differ beyond the tolerance.")
+    ] = False,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Show at most this many cells.")] = 50,
+    db: DbOption = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """Cells more than one source (or run) gives a value for, and which value the policy uses.
+
+    A cell is model configuration x benchmark x subset x metric x metric parameters x setup. Each
+    cell lists every candidate (value, source, tier, who ran it; '*' marks the one used), the
+    spread on the metric's range, and the rule of the conflict policy ('evalhouse curate policy'
+    changes it). Cells that disagree beyond the tolerance come first.
+
+    Example: evalhouse conflicts --benchmark "GPQA Diamond" --disagreeing
+    """
+    from evalhouse.warehouse.audit import conflicts as find_conflicts
+    from evalhouse.warehouse.db import Warehouse
+
+    with guard(), Warehouse.open(db_path(ctx, db), read_only=True) as wh:
+        report = find_conflicts(wh.con, benchmark=benchmark, model=model, disagreeing=disagreeing, limit=limit)
+    if json_out:
+        emit_json(report)
+        return
+    scope = f" on {report['benchmark']}" if report["benchmark"] else ""
+    _line(
+        f"{report['cells_with_candidates']:,} cells{scope} have more than one candidate, "
+        f"{report['cells_disagreeing']:,} disagree beyond the tolerance; showing {report['shown']:,}"
+    )
+    if report["rule"]:
+        _line(f"policy {report['rule']}")
+    for cell in report["cells"]:
+        subset = f" ({cell['subset']})" if cell["subset"] else ""
+        params = f" {cell['metric_params_key']}" if cell["metric_params_key"] else ""
+        setup = f" [{cell['setup_key']}]" if cell["setup_key"] else ""
+        spread = "n/a" if cell["spread"] is None else f"{cell['spread']:.3g}"
+        flag = "  DISAGREE" if cell["disagreement"] else ""
+        _line(
+            f"{cell['config_id']}  {cell['benchmark_id']}{subset} / {cell['metric_id']}{params}{setup}: "
+            f"{cell['value']:.6g} {cell['unit']} (spread {spread}){flag}"
+        )
+        _print_candidates([c | {"unit": cell["unit"]} for c in cell["candidates"]], indent="  ")
+
+
 def register(app: typer.Typer) -> None:
     audit = typer.Typer(
         help="Trace numbers to their bytes: a score's chain, a model's scores, the raw store's integrity.",
@@ -219,3 +305,4 @@ def register(app: typer.Typer) -> None:
     audit.command("model")(audit_model)
     audit.command("verify")(audit_verify)
     app.add_typer(audit, name="audit")
+    app.command("conflicts")(conflicts)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
-from evalhouse.warehouse import release_dates
-from evalhouse.warehouse.db import Warehouse, WarehouseError, first_row
-from evalhouse.warehouse.decisions import POLICIES, set_policy
+from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out, usage_error
+
+POLICY_NAMES = ("prefer-independent", "prefer-first-party", "prefer-tier", "mean", "latest")
 
 
 def dates(
@@ -27,6 +26,7 @@ def dates(
     precision: Annotated[str, typer.Option(help="Precision of --correct: day, month or year.")] = "day",
     url: Annotated[str | None, typer.Option(help="Where the corrected date can be checked.")] = None,
     conflicts: Annotated[bool, typer.Option("--conflicts", help="List base models whose evidence disagrees.")] = False,
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Release-date evidence for a model and the date chosen from it.
@@ -35,55 +35,49 @@ def dates(
     bound, ...) is an evidence row with its kind, url and raw sha256; the chosen date follows the
     precedence in registries/evidence_kinds.yaml. A correction is a new evidence row with a
     reason, never an overwrite: 'evalhouse dates --model "GPT-5" --correct 2025-08-07 --reason ...'.
+    Exit 2 when the model is unknown or ambiguous (for --correct) or the date is malformed.
     """
-    path = db_path(ctx)
-    try:
-        with Warehouse.open(path, read_only=correct is None) as wh:
-            if conflicts:
-                rows = release_dates.conflicts(wh.con)
-                if json_out:
-                    emit_json(rows)
-                else:
-                    for r in rows:
-                        span = f"{r['earliest']} .. {r['latest']}"
-                        out.print(f"{r['base_model_id']}: {span} (chose {r['release_date']}, {r['kind']})")
-                    out.print(f"{len(rows)} base model(s) with evidence more than a month apart")
-                return
-            if model is None:
-                raise fail("give --model NAME (or --conflicts)")
-            found = release_dates.find_base_models(wh.con, model)
-            if not found:
-                raise fail(f"no base model matches {model!r}")
-            if correct is not None:
-                if len(found) > 1:
-                    raise fail(f"{model!r} matches several base models ({', '.join(found)}); name one")
-                if not reason:
-                    raise fail("a correction needs --reason")
-                try:
-                    with wh.transaction() as con:
-                        release_dates.correct(
-                            con,
-                            found[0],
-                            date.fromisoformat(correct),
-                            reason=reason,
-                            precision=precision,
-                            url=url,
-                        )  # type: ignore[arg-type]
-                except ValueError as exc:
-                    raise fail(str(exc)) from exc
-            report = [
-                {
-                    "base_model": b,
-                    "chosen": release_dates.chosen(wh.con, b),
-                    "evidence": release_dates.evidence(wh.con, b),
-                }
-                for b in found
-            ]
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
+    from evalhouse.warehouse import release_dates
+    from evalhouse.warehouse.db import Warehouse
+
+    if not conflicts and model is None:
+        usage_error("give --model NAME (or --conflicts)")
+    fix = None
+    if correct is not None:
+        if precision not in ("day", "month", "year"):
+            usage_error(f"--precision must be day, month or year, not {precision!r}")
+        try:
+            day = date.fromisoformat(correct)
+        except ValueError:
+            usage_error(f"--correct {correct!r} is not a date YYYY-MM-DD")
+        fix = release_dates.Correction(day, reason=reason or "", precision=precision, url=url)  # type: ignore[arg-type]
+    with guard(), Warehouse.open(db_path(ctx, db), read_only=fix is None) as wh:
+        if conflicts:
+            rows = release_dates.conflicts(wh.con)
+            if json_out:
+                emit_json(rows)
+            else:
+                _print_conflicts(rows)
+            return
+        assert model is not None
+        if fix is not None:
+            with wh.transaction() as con:
+                release_dates.correct_model(con, model, fix)
+        report = release_dates.dates_report(wh.con, model)
     if json_out:
         emit_json(report)
-        return
+    else:
+        _print_dates(report)
+
+
+def _print_conflicts(rows: list[dict[str, Any]]) -> None:
+    for r in rows:
+        span = f"{r['earliest']} .. {r['latest']}"
+        out.print(f"{r['base_model_id']}: {span} (chose {r['release_date']}, {r['kind']})", highlight=False)
+    out.print(f"{len(rows)} base model(s) with evidence more than a month apart")
+
+
+def _print_dates(report: list[dict[str, Any]]) -> None:
     for item in report:
         choice = item["chosen"]
         flag = ", CONFLICT" if choice and choice["conflict"] else ""
@@ -91,16 +85,7 @@ def dates(
             f"{choice['release_date']} ({choice['precision']}, {choice['kind']}{flag})" if choice else "no evidence"
         )
         table = Table(title=title)
-        for col in (
-            "date",
-            "precision",
-            "kind",
-            "rank",
-            "lower bound",
-            "verification",
-            "source",
-            "url / reason",
-        ):
+        for col in ("date", "precision", "kind", "rank", "lower bound", "verification", "source", "url / reason"):
             table.add_column(col)
         for e in item["evidence"]:
             table.add_row(
@@ -119,35 +104,30 @@ def dates(
 def policy(
     ctx: typer.Context,
     name: Annotated[
-        str | None, typer.Argument(help=f"One of: {', '.join(POLICIES)}. Omit to show the current one.")
+        str | None, typer.Argument(help=f"One of: {', '.join(POLICY_NAMES)}. Omit to show the current one.")
     ] = None,
     reason: Annotated[str | None, typer.Option(help="Why (recorded with the change).")] = None,
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Show or set the conflict policy the canonical scores view applies.
 
     prefer-independent (default) never averages a developer-reported number with an independent
     one; prefer-first-party, prefer-tier, mean (paper 002) and latest are the alternatives.
+    An unknown policy name exits 2.
     """
-    path = db_path(ctx)
-    try:
-        with Warehouse.open(path, read_only=name is None) as wh:
-            if name is not None:
-                try:
-                    with wh.transaction() as con:
-                        set_policy(con, name, reason or "set from the command line")
-                except ValueError as exc:
-                    raise fail(str(exc)) from exc
-            row = first_row(
-                wh.con, "SELECT value, updated_at, reason FROM curation_setting WHERE key = 'conflict_policy'"
-            )
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
-    data = {"policy": row[0], "updated_at": str(row[1]), "reason": row[2]}
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.decisions import current_policy, set_policy
+
+    with guard(), Warehouse.open(db_path(ctx, db), read_only=name is None) as wh:
+        if name is not None:
+            with wh.transaction() as con:
+                set_policy(con, name, reason or "set from the command line")
+        data = current_policy(wh.con)
     if json_out:
         emit_json(data)
     else:
-        out.print(f"conflict policy: {data['policy']} (since {data['updated_at']}: {data['reason']})")
+        out.print(f"conflict policy: {data['policy']} (since {data['updated_at']}: {data['reason']})", highlight=False)
 
 
 def quarantine_list(
@@ -155,33 +135,27 @@ def quarantine_list(
     source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
     stage: Annotated[str | None, typer.Option(help="parse, validate, canonicalise or load.")] = None,
     limit: Annotated[int, typer.Option(help="At most this many rows.")] = 50,
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
-    """Rows that could not be validated or mapped: where they came from and why."""
-    try:
-        with Warehouse.open(db_path(ctx), read_only=True) as wh:
-            cur = wh.con.execute(
-                "SELECT quarantine_id, source_key, stage, locator, reason, raw_sha256, run_id FROM quarantine"
-                " WHERE ($1 IS NULL OR source_key = $1) AND ($2 IS NULL OR stage = $2)"
-                " ORDER BY quarantine_id LIMIT $3",
-                [source, stage, limit],
-            )
-            cols = [d[0] for d in cur.description]
-            rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-            summary = wh.con.execute(
-                "SELECT source_key, stage, count(*) FROM quarantine GROUP BY ALL ORDER BY 1, 2"
-            ).fetchall()
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
+    """Rows that could not be validated or mapped: where they came from and why.
+
+    An unknown --source or --stage exits 2 with the closest known names.
+    """
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.quarantine import quarantine_report
+
+    with guard(), Warehouse.open(db_path(ctx, db), read_only=True) as wh:
+        report = quarantine_report(wh.con, source=source, stage=stage, limit=limit)
     if json_out:
-        emit_json({"rows": rows, "counts": [{"source": s, "stage": st, "n": n} for s, st, n in summary]})
+        emit_json(report)
         return
-    for s, st, n in summary:
-        console.print(f"{s}: {n} at {st}")
+    for c in report["counts"]:
+        console.print(f"{c['source']}: {c['n']} at {c['stage']}", highlight=False)
     table = Table(title="quarantine")
     for col in ("id", "source", "stage", "locator", "reason"):
         table.add_column(col, overflow="fold")
-    for r in rows:
+    for r in report["rows"]:
         table.add_row(str(r["quarantine_id"]), r["source_key"] or "", r["stage"], r["locator"], r["reason"])
     out.print(table)
 

@@ -1,32 +1,32 @@
-"""Ingest commands: sources, refresh, ingest, reparse, mirror export."""
+"""Ingest commands: sources, refresh, ingest, reparse, mirror export / from-shared."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import duckdb
 import typer
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
-from evalhouse.config import raw_store_path
-from evalhouse.ingest.catalog import catalog
-from evalhouse.ingest.mirror_export import export_mirror
-from evalhouse.pipeline import refresh as refresh_mod
-from evalhouse.pipeline.ledger import AfterLoad, RunResult
-from evalhouse.warehouse.db import Warehouse, WarehouseError
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.cli._common import DbOption, JsonFlag, SourceOption, console, db_path, emit_json, guard, out
+
+if TYPE_CHECKING:
+    from evalhouse.pipeline.ledger import RunResult
 
 SkipValidation = Annotated[
     bool,
     typer.Option("--skip-validation", help="Do not run the expectations checkpoint after each load."),
 ]
 
-STATUS_STYLE = {"completed": "green", "partial": "yellow", "unchanged": "cyan", "failed": "bold red"}
+STATUS_STYLE = {
+    "completed": "green",
+    "partial": "yellow",
+    "unchanged": "cyan",
+    "recanonicalised": "cyan",
+    "failed": "bold red",
+}
 
 
 def _print_runs(results: list[RunResult]) -> None:
@@ -50,36 +50,18 @@ def _print_runs(results: list[RunResult]) -> None:
     out.print(table)
     for r in results:
         if r.error:
-            console.print(f"[bold]{r.source_key}[/]: {r.error}", highlight=False)
+            console.print(f"[bold]{r.source_key}[/]: {r.error}", highlight=False, markup=False)
         for reason, n in r.report.reasons.most_common(5):
-            console.print(f"  {r.source_key}: {n} quarantined — {reason}", highlight=False)
+            console.print(f"  {r.source_key}: {n} quarantined — {reason}", highlight=False, markup=False)
 
 
 def sources(json_out: JsonFlag = False) -> None:
     """List the source catalog: key, kind, tier, organisation, URLs, cadence, required env vars."""
+    from evalhouse.ingest.catalog import catalog
+
     specs = [m.SOURCE for m in catalog().values()]
     if json_out:
-        emit_json(
-            [
-                {
-                    "key": s.key,
-                    "name": s.name,
-                    "kind": s.kind,
-                    "tier": s.tier,
-                    "organisation": s.organisation,
-                    "homepage": s.homepage,
-                    "default_urls": list(s.default_urls),
-                    "cadence": s.cadence,
-                    "required_env": list(s.required_env),
-                    "optional_env": list(s.optional_env),
-                    "parser_version": s.parser_version,
-                    "collection": s.collection,
-                    "licence": s.licence,
-                    "description": s.description,
-                }
-                for s in specs
-            ]
-        )
+        emit_json([s.as_dict() for s in specs])
         return
     table = Table(title="sources")
     for col in ("key", "kind", "tier", "organisation", "cadence", "env", "default URLs"):
@@ -92,46 +74,48 @@ def sources(json_out: JsonFlag = False) -> None:
 
 def refresh(
     ctx: typer.Context,
-    source: Annotated[
-        list[str] | None, typer.Option("--source", "-s", help="Only this source (repeatable). Default: all.")
-    ] = None,
+    source: SourceOption = None,
     mirror: Annotated[
         str | None,
         typer.Option(help="Replay pinned payloads from a directory or base URL instead of the live hosts."),
     ] = None,
     skip_validation: SkipValidation = False,
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """The nightly refresh: fetch every source, keep the bytes, parse, validate, load.
 
     Per source: plan -> fetch -> raw store -> unchanged payload? stop -> parse -> unchanged
     records? stop -> validate (bad rows to quarantine) -> load in one transaction -> one
-    ingest_run row. A failing source never touches another's data; the exit code is 1 when any
-    source failed.
+    ingest_run row. When the registries changed since a source's rows were canonicalised, its
+    stored payloads are re-canonicalised ('recanonicalised'). A failing source never touches
+    another's data. Exit 1 when any source failed, 2 for an unknown --source.
     """
-    path = db_path(ctx)
-    store = RawStore(raw_store_path(path))
-    known = set(catalog())
-    unknown = [k for k in source or [] if k not in known]
-    if unknown:
-        raise fail(f"unknown source(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    keys = source or list(catalog())
-    show = not json_out and sys.stderr.isatty()
-    after_load = checkpoint(skip_validation)
-    try:
+    from evalhouse.config import raw_store_path
+    from evalhouse.ingest.catalog import catalog, get_source
+    from evalhouse.pipeline import refresh as refresh_mod
+    from evalhouse.pipeline.ledger import checkpoint
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
+
+    path = db_path(ctx, db)
+    with guard():
+        keys = [get_source(k).SOURCE.key for k in source] if source else list(catalog())
+        show = not json_out and sys.stderr.isatty()
+        after_load = checkpoint(skip_validation)
         with Warehouse.open(path) as wh, _progress(show) as progress:
             task = progress.add_task("refresh", total=len(keys))
             results = refresh_mod.refresh(
                 wh,
-                store,
+                RawStore(raw_store_path(path)),
                 keys,
-                mirror=mirror,
-                after_load=after_load,
-                on_start=lambda key: progress.update(task, description=f"refreshing {key}"),
-                on_done=lambda _r: progress.advance(task),
+                refresh_mod.RefreshOptions(
+                    mirror=mirror,
+                    after_load=after_load,
+                    on_start=lambda key: progress.update(task, description=f"refreshing {key}"),
+                    on_done=lambda _r: progress.advance(task),
+                ),
             )
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
     if json_out:
         emit_json({"db": str(path), "mirror": mirror, "runs": [r.as_dict() for r in results]})
     else:
@@ -145,19 +129,25 @@ def ingest(
     key: Annotated[str, typer.Argument(help="Source key (see 'evalhouse sources').")],
     location: Annotated[str, typer.Argument(help="A local file or a URL with a payload for that source.")],
     skip_validation: SkipValidation = False,
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Run one source's parser over one pinned payload (a local file or URL).
 
     The bytes are stored in the raw store and the run is recorded like any fetch, e.g.
     'evalhouse ingest artificial-analysis ../shared/datasets/artificial-analysis-2026-07-06/aa_models_raw_parsed.csv'.
+    Exit 1 when the run failed, 2 for an unknown source.
     """
-    _known(key)
+    from evalhouse.pipeline.ingest_file import ingest_file
+    from evalhouse.pipeline.refresh import RefreshOptions
+
     _run_one(
         ctx,
+        db,
+        key,
         skip_validation,
         json_out,
-        lambda wh, store, after: refresh_mod.ingest_file(wh, store, key, location, after_load=after),
+        lambda wh, store, after: ingest_file(wh, store, key, location, RefreshOptions(after_load=after)),
     )
 
 
@@ -165,37 +155,36 @@ def reparse(
     ctx: typer.Context,
     source: Annotated[str, typer.Option("--source", "-s", help="The source whose rows to rebuild.")],
     skip_validation: SkipValidation = False,
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
-    """Rebuild a source's rows from the raw store with the current parser (no fetching)."""
-    _known(source)
+    """Rebuild a source's rows from the raw store with the current parser and registries (no fetching)."""
+    from evalhouse.pipeline.reparse import reparse as reparse_source
+
     _run_one(
         ctx,
+        db,
+        source,
         skip_validation,
         json_out,
-        lambda wh, store, after: refresh_mod.reparse(wh, store, source, after_load=after),
+        lambda wh, store, after: reparse_source(wh, store, source, after_load=after),
     )
 
 
-def _known(key: str) -> None:
-    if key not in catalog():
-        raise fail(f"unknown source {key!r}; known: {', '.join(sorted(catalog()))}")
-
-
-def _run_one(
-    ctx: typer.Context,
-    skip_validation: bool,
-    json_out: bool,
-    run: Callable[[Warehouse, RawStore, AfterLoad | None], RunResult],
-) -> None:
+def _run_one(ctx: typer.Context, db: str | None, key: str, skip_validation: bool, json_out: bool, run) -> None:
     """Open the warehouse for writing, run one source's load, report it; exit 1 if it failed."""
-    path = db_path(ctx)
-    after_load = checkpoint(skip_validation)
-    try:
+    from evalhouse.config import raw_store_path
+    from evalhouse.ingest.catalog import get_source
+    from evalhouse.pipeline.ledger import checkpoint
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
+
+    path = db_path(ctx, db)
+    with guard():
+        get_source(key)
+        after_load = checkpoint(skip_validation)
         with Warehouse.open(path) as wh:
             result = run(wh, RawStore(raw_store_path(path)), after_load)
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
     if json_out:
         emit_json(result.as_dict())
     else:
@@ -207,33 +196,19 @@ def _run_one(
 def mirror_export(
     ctx: typer.Context,
     directory: Annotated[Path, typer.Argument(help="Where to write the mirror tree.")],
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Write the latest stored payload of every fetched URL as a mirror tree for --mirror replays."""
-    path = db_path(ctx)
-    try:
-        with Warehouse.open(path, read_only=True) as wh:
-            written = export_mirror(wh, RawStore(raw_store_path(path)), directory)
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
+    from evalhouse.config import raw_store_path
+    from evalhouse.ingest.mirror_export import export_mirror
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
+
+    path = db_path(ctx, db)
+    with guard(), Warehouse.open(path, read_only=True) as wh:
+        written = export_mirror(wh, RawStore(raw_store_path(path)), directory)
     _print_mirror(directory, written, json_out)
-
-
-def checkpoint(skip: bool) -> AfterLoad | None:
-    """The expectations checkpoint to run inside each load.
-
-    great-expectations takes seconds to import, so it is imported at the first load that needs
-    it: a night on which every source is unchanged never pays for it.
-    """
-    if skip:
-        return None
-
-    def run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-        from evalhouse.warehouse.expectations import checkpoint_after_load
-
-        checkpoint_after_load(con, run_id)
-
-    return run
 
 
 DEFAULT_SHARED = Path(__file__).resolve().parents[2].parent / "shared"
@@ -249,15 +224,12 @@ def mirror_from_shared(
     """Build a replay mirror from the pinned datasets, for machines that have never been online.
 
     Then 'evalhouse refresh --mirror DIR' (or 'make run MIRROR=DIR') loads them through the real
-    fetch, parse and load path.
+    fetch, parse and load path. Exit 2 when the pinned datasets are not found.
     """
-    from evalhouse.ingest.pinned import PinnedDataMissing
     from evalhouse.ingest.pinned import mirror_from_shared as build
 
-    try:
+    with guard():
         written = build(shared, directory)
-    except PinnedDataMissing as exc:
-        raise fail(str(exc)) from exc
     _print_mirror(directory, written, json_out)
 
 
@@ -266,7 +238,7 @@ def _print_mirror(directory: Path, written: dict[str, Path], json_out: bool) -> 
         emit_json({"directory": str(directory), "files": {k: str(v) for k, v in written.items()}})
     else:
         for url, file in written.items():
-            out.print(f"{url} -> {file}")
+            out.print(f"{url} -> {file}", highlight=False, markup=False)
 
 
 def _progress(show: bool) -> Progress:

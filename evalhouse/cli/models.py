@@ -25,17 +25,10 @@ def resolve(
     reasoning, effort and preview suffixes. Generic names ('Ours', 'Baseline') stay scoped to
     their source. E.g. 'evalhouse models resolve gpt-5-2025-08-07_high --json'.
     """
-    from evalhouse.curation.model_names import resolve as resolve_name
+    from evalhouse.curation.identity import describe_name
+    from evalhouse.curation.registry import load_registry
 
-    ident = resolve_name(name, source=source, developer=developer)
-    data = {
-        "input": ident.input,
-        "source": ident.source,
-        "configuration": ident.configuration,
-        "base_model": ident.base_model,
-        "family": ident.family,
-        "flags": ident.flags.model_dump(),
-    }
+    data = describe_name(name, load_registry(), source=source, developer=developer)
     if json_out:
         emit_json(data)
         return

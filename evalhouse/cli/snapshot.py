@@ -8,27 +8,18 @@ input is not a usable snapshot (no manifest, unreadable, corrupted).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import duckdb
 import typer
 from rich.table import Table
 
-from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
-from evalhouse.config import raw_store_path
-from evalhouse.warehouse.db import Warehouse, WarehouseError
-from evalhouse.warehouse.raw_store import RawStore, RawStoreError
-from evalhouse.warehouse.snapshot import (
-    CreatedSnapshot,
-    SnapshotError,
-    create_snapshot,
-    load_manifest,
-    open_snapshot,
-    verify_snapshot,
-)
-from evalhouse.warehouse.snapshot_diff import SnapshotDiff, TableDiff, diff_snapshots
+from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out, usage_error
 
-BAD_INPUT = 2
+if TYPE_CHECKING:
+    from evalhouse.warehouse.query import QueryResult
+    from evalhouse.warehouse.snapshot import CreatedSnapshot
+    from evalhouse.warehouse.snapshot_diff import SnapshotDiff, TableDiff
+
 SnapshotDir = Annotated[Path, typer.Argument(help="A snapshot folder (the one holding manifest.json).")]
 Limit = Annotated[
     int, typer.Option("--limit", help="Example rows/cells listed per category (0 = all); counts are exact.")
@@ -43,6 +34,7 @@ def create(
     ctx: typer.Context,
     out_dir: Annotated[Path, typer.Argument(help="A new (or empty) folder to write the snapshot into.")],
     name: Annotated[str | None, typer.Option("--name", help="A label; not part of the id.")] = None,
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Freeze the warehouse: Parquet tables + views, an EEE tree and a content-hashed manifest.
@@ -51,14 +43,16 @@ def create(
     gets the same id and the same bytes. The snapshot is recorded in the warehouse's snapshot
     table; analyses record its id.
     """
-    path = db_path(ctx)
+    from evalhouse.config import raw_store_path
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.snapshot import create_snapshot
+
+    path = db_path(ctx, db)
     if not path.exists():
-        raise fail(f"no warehouse at {path}: run 'evalhouse migrate' or 'evalhouse refresh' first", BAD_INPUT)
-    try:
-        with Warehouse.open(path) as wh:
-            created = create_snapshot(wh, out_dir, RawStore(raw_store_path(path)), name=name)
-    except (WarehouseError, SnapshotError, RawStoreError, OSError, duckdb.Error) as exc:
-        raise fail(str(exc)) from exc
+        usage_error(f"no warehouse at {path}: run 'evalhouse migrate' or 'evalhouse refresh' first")
+    with guard(), Warehouse.open(path) as wh:
+        created = create_snapshot(wh, out_dir, RawStore(raw_store_path(path)), name=name)
     _report_created(created, json_out)
 
 
@@ -98,10 +92,10 @@ def verify(directory: SnapshotDir, json_out: JsonFlag = False) -> None:
     Names every changed, missing or extra file and a hand-edited manifest; exits 1 if there is
     any, 2 if the folder is not a snapshot at all.
     """
-    try:
+    from evalhouse.warehouse.snapshot import verify_snapshot
+
+    with guard():
         report = verify_snapshot(directory)
-    except SnapshotError as exc:
-        raise fail(str(exc), BAD_INPUT) from exc
     if json_out:
         emit_json(report.as_dict())
     elif report.ok:
@@ -164,10 +158,10 @@ def diff(a: SnapshotDir, b: SnapshotDir, json_out: JsonFlag = False, limit: Limi
     004's check); exits 1 when A ⊆ B with shared cells unchanged does not hold, 2 when either
     folder is not a valid snapshot.
     """
-    try:
+    from evalhouse.warehouse.snapshot_diff import diff_snapshots
+
+    with guard():
         result = diff_snapshots(a, b, limit=limit or None)
-    except SnapshotError as exc:
-        raise fail(str(exc), BAD_INPUT) from exc
     if json_out:
         emit_json(result.as_dict())
     else:
@@ -179,14 +173,15 @@ def diff(a: SnapshotDir, b: SnapshotDir, json_out: JsonFlag = False, limit: Limi
 def _snippet(directory: Path) -> str:
     return (
         "import evalhouse\n"
-        "from evalhouse.warehouse.snapshot import snapshot_frame\n"
         f"con = evalhouse.open_snapshot({str(directory)!r})  # verified, read-only\n"
-        'df = snapshot_frame(con, "SELECT * FROM v_matrix_long")\n'
+        'df = evalhouse.snapshot_frame(con, "SELECT * FROM v_matrix_long")\n'
         '# df.attrs["snapshot_id"] is what an analysis records'
     )
 
 
 def _describe(directory: Path, json_out: bool) -> None:
+    from evalhouse.warehouse.snapshot import load_manifest
+
     manifest, _ = load_manifest(directory)
     tables = {n: e["rows"] for n, e in manifest["tables"].items()}
     if json_out:
@@ -204,21 +199,17 @@ def _describe(directory: Path, json_out: bool) -> None:
     out.print(_snippet(directory), highlight=False, markup=False)
 
 
-def _run_sql(con: duckdb.DuckDBPyConnection, sql: str, json_out: bool) -> None:
-    con.execute("SET enable_progress_bar = false")  # it would print into the rows
-    cur = con.execute(sql)
-    names = [d[0] for d in cur.description or []]
-    rows = cur.fetchall()
+def _print_rows(result: QueryResult, json_out: bool) -> None:
     if json_out:
-        emit_json([dict(zip(names, row, strict=True)) for row in rows])
+        emit_json(result.records())
         return
     grid = Table()
-    for name in names:
+    for name in result.columns:
         grid.add_column(name)
-    for row in rows:
+    for row in result.rows:
         grid.add_row(*("" if v is None else str(v) for v in row))
     out.print(grid)
-    console.print(f"{len(rows):,} row(s)")
+    console.print(f"{len(result.rows):,} row(s)")
 
 
 def open_(
@@ -232,19 +223,18 @@ def open_(
     (evalhouse.open_snapshot) for analyses. The snapshot is verified first; a corrupted one is
     refused (exit 2).
     """
-    try:
+    from evalhouse.warehouse.query import run_query
+    from evalhouse.warehouse.snapshot import open_snapshot
+
+    with guard():
         con = open_snapshot(directory)
-    except SnapshotError as exc:
-        raise fail(str(exc), BAD_INPUT) from exc
-    try:
-        if sql is None:
-            _describe(directory, json_out)
-        else:
-            _run_sql(con, sql, json_out)
-    except duckdb.Error as exc:
-        raise fail(f"query failed: {exc}") from exc
-    finally:
-        con.close()
+        try:
+            if sql is None:
+                _describe(directory, json_out)
+            else:
+                _print_rows(run_query(con, sql), json_out)
+        finally:
+            con.close()
 
 
 def register(app: typer.Typer) -> None:

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
-from evalhouse.warehouse.db import Warehouse, WarehouseError
-from evalhouse.warehouse.expectations import ValidationSummary, prepare, run_checkpoint
+from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out
+
+if TYPE_CHECKING:
+    from evalhouse.warehouse.expectations import ValidationSummary
 
 STYLE = {"passed": "green", "failed": "bold red", "warning": "yellow"}
 
 
-def validate(ctx: typer.Context, json_out: JsonFlag = False) -> None:
+def validate(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
     """Run the validation suites (great-expectations) on the whole warehouse.
 
     The same checkpoint runs after every load: referential integrity (scores -> evaluation,
@@ -23,13 +26,12 @@ def validate(ctx: typer.Context, json_out: JsonFlag = False) -> None:
     fewer than 5 rows. One validation_result row per expectation is stored. Exit code 1 when an
     error-level expectation fails; warnings never fail.
     """
-    path = db_path(ctx)
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.expectations import prepare, run_checkpoint
+
     prepare()  # import great-expectations before taking the writer lock
-    try:
-        with Warehouse.open(path) as wh, wh.transaction() as con:
-            summary = run_checkpoint(con)
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
+    with guard(), Warehouse.open(db_path(ctx, db)) as wh, wh.transaction() as con:
+        summary = run_checkpoint(con)
     if json_out:
         emit_json(summary.as_dict())
     else:

@@ -3,46 +3,44 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
-from evalhouse.config import raw_store_path
-from evalhouse.pipeline.import_eee import import_tree
-from evalhouse.warehouse.db import Warehouse, WarehouseError
-from evalhouse.warehouse.eee_export import DatastoreError, export_tree
-from evalhouse.warehouse.raw_store import RawStore
-from evalhouse.warehouse.stats import stats as warehouse_stats
+from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out
+
+SkipValidation = Annotated[
+    bool, typer.Option("--skip-validation", help="Do not run the expectations checkpoint after each load.")
+]
 
 
-def migrate(ctx: typer.Context, json_out: JsonFlag = False) -> None:
+def migrate(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
     """Create the warehouse file, or bring it to the current schema (idempotent)."""
-    path = db_path(ctx)
-    try:
-        with Warehouse.open(path) as wh:
-            applied = wh.migrate() or []
-            version = wh.schema_version()
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
+    from evalhouse.warehouse.db import Warehouse
+
+    path = db_path(ctx, db)
+    with guard(), Warehouse.open(path) as wh:
+        applied = wh.migrate() or []
+        version = wh.schema_version()
     if json_out:
         emit_json({"db": str(path), "schema_version": version, "applied": applied})
     else:
         out.print(f"{path}: schema version {version}" + (f" (applied {', '.join(applied)})" if applied else ""))
 
 
-def stats(ctx: typer.Context, json_out: JsonFlag = False) -> None:
+def stats(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
     """Counts of sources, evaluations, scores, models, benchmarks and quarantined rows."""
-    try:
-        with Warehouse.open(db_path(ctx), read_only=True) as wh:
-            data = warehouse_stats(wh)
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.stats import stats as warehouse_stats
+
+    path = db_path(ctx, db)
+    with guard(), Warehouse.open(path, read_only=True) as wh:
+        data = warehouse_stats(wh)
     if json_out:
         emit_json(data)
         return
-    table = Table(title=f"evalhouse warehouse ({db_path(ctx).name}, schema v{data['schema_version']})")
+    table = Table(title=f"evalhouse warehouse ({path.name}, schema v{data['schema_version']})")
     table.add_column("what")
     table.add_column("count", justify="right")
     for key, value in data.items():
@@ -54,58 +52,42 @@ def stats(ctx: typer.Context, json_out: JsonFlag = False) -> None:
         for col in ("source", "evaluations", "scores", "last run"):
             per.add_column(col)
         for row in data["by_source"]:
-            per.add_row(
-                row["source"],
-                f"{row['evaluations']:,}",
-                f"{row['scores']:,}",
-                str(row["last_status"]),
-            )
+            per.add_row(row["source"], f"{row['evaluations']:,}", f"{row['scores']:,}", str(row["last_status"]))
         out.print(per)
 
 
 def import_eee(
     ctx: typer.Context,
     directory: Annotated[
-        Path,
-        typer.Argument(help="An EEE datastore tree: data/<collection>/<developer>/<model>/<uuid>.json"),
+        Path, typer.Argument(help="An EEE datastore tree: data/<collection>/<developer>/<model>/<uuid>.json")
     ],
-    skip_validation: Annotated[
-        bool,
-        typer.Option("--skip-validation", help="Do not run the expectations checkpoint after each load."),
-    ] = False,
+    skip_validation: SkipValidation = False,
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Load an Every Eval Ever datastore tree (aggregates + samples) into the warehouse.
 
     Every file's bytes go to the raw store first. Each collection loads as one run in one
-    transaction. Files that are not valid EEE 0.3.0 records are quarantined with their path,
-    sha256 and the validation error; the rest still load; the exit code is 1 if any were.
+    transaction. Files that are not valid EEE records are quarantined with their path, sha256
+    and the validation error; the rest still load. Exit 1 if anything was quarantined or a
+    collection failed, 2 if DIR is not a datastore tree.
     """
-    from evalhouse.cli.ingest import checkpoint
+    from evalhouse.config import raw_store_path
+    from evalhouse.pipeline.import_eee import import_tree
+    from evalhouse.pipeline.ledger import checkpoint
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
 
-    path = db_path(ctx)
-    after_load = checkpoint(skip_validation)
-    try:
+    path = db_path(ctx, db)
+    with guard():
+        after_load = checkpoint(skip_validation)
         with Warehouse.open(path) as wh:
             summary = import_tree(wh, directory, RawStore(raw_store_path(path)), after_load=after_load)
-    except (WarehouseError, DatastoreError) as exc:
-        raise fail(str(exc)) from exc
     data = summary.as_dict()
     if json_out:
         emit_json(data)
     else:
-        for run in data["runs"]:
-            out.print(
-                f"{run['source']}: {run['status']} — {run['loaded']} loaded, {run['duplicate']} duplicate, "
-                f"{run['quarantined']} quarantined ({run['scores']['loaded']} scores)"
-            )
-            for reason, n in run["quarantine_reasons"].items():
-                out.print(f"    {n} × {reason}")
-        if summary.outside_layout:
-            out.print(
-                f"ignored {len(summary.outside_layout)} JSON file(s) outside the datastore layout: "
-                + ", ".join(summary.outside_layout[:10])
-            )
+        _print_import(data, summary.outside_layout)
     if summary.quarantined:
         console.print(f"[yellow]{summary.quarantined} item(s) quarantined[/] — see 'evalhouse quarantine list'")
         raise typer.Exit(1)
@@ -113,28 +95,62 @@ def import_eee(
         raise typer.Exit(1)
 
 
+def _print_import(data: dict[str, Any], outside: list[str]) -> None:
+    for run in data["runs"]:
+        unchanged = f", {run['unchanged']} unchanged file(s) skipped" if run["unchanged"] else ""
+        out.print(
+            f"{run['source']}: {run['status']} — {run['loaded']} loaded, {run['duplicate']} duplicate, "
+            f"{run['quarantined']} quarantined{unchanged} ({run['scores']['loaded']} scores)",
+            highlight=False,
+        )
+        for reason, n in run["quarantine_reasons"].items():
+            out.print(f"    {n} × {reason}", highlight=False, markup=False)
+    if outside:
+        out.print(
+            f"ignored {len(outside)} JSON file(s) outside the datastore layout: " + ", ".join(outside[:10]),
+            highlight=False,
+            markup=False,
+        )
+
+
 def export_eee(
     ctx: typer.Context,
     directory: Annotated[Path, typer.Argument(help="Output folder; records go to <DIR>/data/<collection>/...")],
+    db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Write the warehouse's records as an EEE datastore tree.
 
     Check the result with the EEE project's validator: 'python -m every_eval_ever validate'.
+    Exit 1 when a record could not be written (each is listed with the reason).
     """
-    path = db_path(ctx)
-    try:
-        with Warehouse.open(path, read_only=True) as wh:
-            summary = export_tree(wh, directory, RawStore(raw_store_path(path)))
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
+    from evalhouse.config import raw_store_path
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.eee_export import export_tree
+    from evalhouse.warehouse.raw_store import RawStore
+
+    path = db_path(ctx, db)
+    with guard(), Warehouse.open(path, read_only=True) as wh:
+        summary = export_tree(wh, directory, RawStore(raw_store_path(path)))
     if json_out:
-        emit_json({"written": summary.written, "samples": summary.samples, "skipped": summary.skipped})
+        emit_json(
+            {
+                "written": summary.written,
+                "samples": summary.samples,
+                "results_omitted": summary.results_omitted,
+                "skipped": summary.skipped,
+            }
+        )
     else:
         out.print(f"wrote {summary.written} records and {summary.samples} samples files under {directory}/data")
+        if summary.results_omitted:
+            out.print(
+                f"left out {summary.results_omitted} quarantined results "
+                "(each record says how many under 'evalhouse.results_quarantined')"
+            )
     if summary.skipped:
         for eval_id, reason in summary.skipped:
-            console.print(f"[yellow]skipped[/] {eval_id}: {reason}")
+            console.print(f"[yellow]skipped[/] {eval_id}: {reason}", highlight=False)
         raise typer.Exit(1)
 
 

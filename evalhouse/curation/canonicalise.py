@@ -1,43 +1,43 @@
-"""Canonicalisation of one EEE evaluation result: benchmark, metric, unit, direction, bounds.
+"""Canonicalisation of one EEE evaluation result: benchmark, subset, metric, unit, direction, bounds.
 
 Each score keeps its raw value and raw unit and gains a canonical value, unit and direction.
 Nothing is clamped and nothing is guessed from magnitudes: a proportion of 1.7, a percent of 250
 or a negative accuracy is refused with the reason, and so is a result whose benchmark or metric
-the registry does not know. Records from an EEE datastore describe their own metric (unit,
-bounds, direction), so for those an unknown benchmark or metric becomes a *provisional* registry
-entry scoped to its collection instead of a refusal; every provisional entry is written to
-``curation_decision`` so a curator can promote or alias it.
+cannot be named.
+
+**Benchmark.** The result's ``evaluation_name`` is tried first, then its dataset name; a name that
+narrows what matched (an MMLU subject, a language, a GAIA level) becomes the cell's *subset*.
+Records from an EEE datastore describe their own benchmarks, so for those only aliases the registry
+scopes to that collection apply; anything else becomes a *provisional* benchmark scoped to the
+collection (``helm_lite.mmlu``), with the registry benchmark its name matches kept as a candidate
+link, never merged. A generic word ("Math", "Safety") never matches a registry benchmark globally.
+
+**Metric.** Named by ``metric_id``, ``metric_kind`` or ``metric_name``; failing those, by the
+``evaluation_description`` ("Accuracy on IFEval", "EM on Anatomy", "Fraction of tasks solved") or
+the ``evaluation_name`` ("Mean win rate"); failing those, a result bounded [0, 1] is a generic
+``score`` (proportion). Only a result none of these names is refused, with the texts tried.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalhouse.curation.registry import Benchmark, Metric, Registry, normalise_alias, scale
+from evalhouse.common.naming import slug
+from evalhouse.curation.cells import subset_of
+from evalhouse.curation.registry import Benchmark, Metric, Registry, scale
 
-#: ``generation_config.additional_details`` keys that change what a score measures. Two scores
-#: that differ in one of these are different cells; the harness is *not* one of them (a harness
-#: difference between two sources is a source disagreement, resolved by the conflict policy).
-SETUP_KEYS = (
-    "shots",
-    "cot",
-    "agent",
-    "scaffold",
-    "prompting",
-    "tools",
-    "subset",
-    "benchmark_version",
-)
 EPSILON = 1e-9
+#: A value the source writes for "not computed" (HELM writes -1.0 under bounds [0, 1]).
+PLACEHOLDER = -1.0
 
 
 @dataclass(frozen=True)
 class CanonicalScore:
     benchmark_id: str
     benchmark_raw: str
+    subset: str | None
     metric_id: str
     metric_raw: str | None
     raw_value: float
@@ -49,6 +49,7 @@ class CanonicalScore:
     steps: tuple[str, ...]
     provisional_benchmark: Benchmark | None = None
     provisional_metric: Metric | None = None
+    candidate_benchmark: str | None = None  # a registry benchmark a provisional one may be
 
 
 @dataclass(frozen=True)
@@ -57,10 +58,6 @@ class Rejection:
     benchmark_raw: str | None = None
     metric_raw: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", normalise_alias(text)).strip("_") or "unnamed"
 
 
 def _bound(value: Any) -> float | None:
@@ -73,31 +70,17 @@ def _bound(value: Any) -> float | None:
     return float(value)
 
 
-def benchmark_names(result: dict[str, Any]) -> list[str]:
-    """Names a result may be known by, most specific first."""
-    names = [result.get("source_data", {}).get("dataset_name"), result.get("evaluation_name")]
-    return [n for n in names if n]
-
-
-def setup_of(result: dict[str, Any]) -> dict[str, str]:
-    details = (result.get("generation_config") or {}).get("additional_details") or {}
-    return {k: str(details[k]) for k in SETUP_KEYS if details.get(k) not in (None, "")}
-
-
-def setup_key(setup: dict[str, str]) -> str:
-    return ";".join(f"{k}={setup[k]}" for k in sorted(setup))
-
-
 @dataclass(frozen=True)
 class _Group:
     """Everything about a result that does not depend on its value, resolved once per group.
 
-    A nightly refresh has 10^4-10^5 results but only a few hundred distinct (source, benchmark
-    name, metric, unit, bounds) combinations, so the registry lookups, alias normalisation and
-    unit resolution run per combination; per result only a multiply and two comparisons remain.
+    A refresh has 10^4-10^5 results but only a few thousand distinct (source, names, metric, unit,
+    bounds) combinations, so registry lookups, alias normalisation and unit resolution run per
+    combination; per result only a multiply and two comparisons remain.
     """
 
     benchmark: Benchmark | None = None
+    subset: str | None = None
     metric: Metric | None = None
     raw_unit: str | None = None
     factor: float = 1.0
@@ -105,7 +88,21 @@ class _Group:
     steps: tuple[str, ...] = ()
     provisional_benchmark: Benchmark | None = None
     provisional_metric: Metric | None = None
+    candidate_benchmark: str | None = None
     rejection: str | None = None
+
+
+@dataclass(frozen=True)
+class _Names:
+    """What a result calls its benchmark and metric."""
+
+    evaluation_name: str | None
+    dataset_name: str | None
+    description: str | None
+
+    @property
+    def raw(self) -> str:
+        return self.dataset_name or self.evaluation_name or ""
 
 
 class Canonicaliser:
@@ -119,9 +116,12 @@ class Canonicaliser:
     def canonicalise(
         self, result: dict[str, Any], *, source_key: str, collection: str | None = None
     ) -> CanonicalScore | Rejection:
-        source_data = result.get("source_data") or {}
         config = result.get("metric_config") or {}
-        names = tuple(n for n in (source_data.get("dataset_name"), result.get("evaluation_name")) if n)
+        names = _Names(
+            result.get("evaluation_name"),
+            (result.get("source_data") or {}).get("dataset_name"),
+            config.get("evaluation_description"),
+        )
         key = (
             source_key,
             collection,
@@ -137,38 +137,31 @@ class Canonicaliser:
         group = self._groups.get(key)
         if group is None:
             group = self._groups[key] = self._resolve(names, config, source_key, collection)
-        benchmark_raw = names[0] if names else ""
         metric_raw = config.get("metric_id") or config.get("metric_name") or config.get("metric_kind")
         if group.rejection is not None:
-            return Rejection(group.rejection, benchmark_raw, metric_raw)
+            return Rejection(group.rejection, names.raw, metric_raw)
         raw_value = float(result["score_details"]["score"])
-        lo_decl, hi_decl = group.declared_bounds
-        if (lo_decl is not None and raw_value < lo_decl - EPSILON) or (
-            hi_decl is not None and raw_value > hi_decl + EPSILON
-        ):
-            return Rejection(
-                f"value {raw_value!r} lies outside the record's own bounds [{config.get('min_score')}, "
-                f"{config.get('max_score')}]",
-                benchmark_raw,
-                metric_raw,
-                {"value": raw_value},
-            )
+        refused = self._refuse_value(raw_value, group, config)
+        if refused is not None:
+            return Rejection(refused, names.raw, metric_raw, {"value": raw_value})
         metric = group.metric
+        assert metric is not None and group.benchmark is not None
         value = scale(raw_value, group.factor)
         lo, hi = metric.bounds
         if (lo is not None and value < lo - EPSILON) or (hi is not None and value > hi + EPSILON):
             return Rejection(
                 f"impossible value: {raw_value!r} {group.raw_unit} is {value!r} {metric.unit}, outside "
                 f"{metric.id}'s bounds [{lo}, {hi}]; not clamped",
-                benchmark_raw,
+                names.raw,
                 metric_raw,
                 {"value": raw_value, "canonical": value},
             )
         return CanonicalScore(
             benchmark_id=group.benchmark.id,
-            benchmark_raw=benchmark_raw,
+            benchmark_raw=names.raw,
+            subset=group.subset,
             metric_id=metric.id,
-            metric_raw=metric_raw,
+            metric_raw=metric_raw or metric.id,
             raw_value=raw_value,
             raw_unit=group.raw_unit,
             value=value,
@@ -178,34 +171,43 @@ class Canonicaliser:
             steps=group.steps,
             provisional_benchmark=group.provisional_benchmark,
             provisional_metric=group.provisional_metric,
+            candidate_benchmark=group.candidate_benchmark,
         )
 
-    def _resolve(
-        self, names: tuple[str, ...], config: dict[str, Any], source_key: str, collection: str | None
-    ) -> _Group:
-        benchmark_raw = names[0] if names else ""
-        metric_raw = config.get("metric_id") or config.get("metric_name") or config.get("metric_kind")
-        bench, provisional_bench = self._benchmark(list(names), source_key, collection)
-        if bench is None:
+    @staticmethod
+    def _refuse_value(raw_value: float, group: _Group, config: dict[str, Any]) -> str | None:
+        lo_decl, hi_decl = group.declared_bounds
+        below = lo_decl is not None and raw_value < lo_decl - EPSILON
+        above = hi_decl is not None and raw_value > hi_decl + EPSILON
+        if below and raw_value == PLACEHOLDER and lo_decl is not None and lo_decl >= 0:
+            return (
+                f"placeholder {raw_value!r}: the source writes -1.0 for 'not computed' (bounds "
+                f"[{config.get('min_score')}, {config.get('max_score')}]); no value was measured"
+            )
+        if below or above:
+            return (
+                f"value {raw_value!r} lies outside the record's own bounds [{config.get('min_score')}, "
+                f"{config.get('max_score')}]"
+            )
+        return None
+
+    # -- resolution, once per group -------------------------------------------------------------
+
+    def _resolve(self, names: _Names, config: dict[str, Any], source_key: str, collection: str | None) -> _Group:
+        found = self._benchmark(names, source_key, collection)
+        if found is None:
             return _Group(
                 rejection=(
-                    f"unmapped benchmark {benchmark_raw!r} from source {source_key}: add it (or an alias) "
+                    f"unmapped benchmark {names.raw!r} from source {source_key}: add it (or an alias) "
                     "to evalhouse/curation/registries/benchmarks.yaml"
                 )
             )
-        steps = [f"benchmark {benchmark_raw!r} -> {bench.id}" + (" (provisional)" if provisional_bench else "")]
-        metric = self.registry.metric_for(config.get("metric_id"), config.get("metric_kind"), config.get("metric_name"))
-        provisional_metric = None
-        if metric is None and self.allow_provisional:
-            metric = provisional_metric = self._provisional_metric(config, collection or source_key)
+        bench, subset, provisional, candidate, step = found
+        steps = [step]
+        metric, provisional_metric, metric_step = self._metric(names, config, collection or source_key)
         if metric is None:
-            return _Group(
-                rejection=(
-                    f"unmapped metric {metric_raw!r} (kind {config.get('metric_kind')!r}) from source "
-                    f"{source_key}: add an alias to evalhouse/curation/registries/metrics.yaml"
-                )
-            )
-        steps.append(f"metric {metric_raw!r} -> {metric.id} ({metric.kind}, {metric.unit})")
+            return _Group(rejection=metric_step)
+        steps.append(metric_step)
         declared_lib = config.get("lower_is_better")
         if declared_lib is not None and bool(declared_lib) != metric.lower_is_better:
             return _Group(
@@ -234,45 +236,101 @@ class Canonicaliser:
         )
         return _Group(
             benchmark=bench,
+            subset=subset,
             metric=metric,
             raw_unit=raw_unit,
             factor=factor,
             declared_bounds=(_bound(config.get("min_score")), _bound(config.get("max_score"))),
             steps=tuple(steps),
-            provisional_benchmark=provisional_bench,
+            provisional_benchmark=provisional,
             provisional_metric=provisional_metric,
+            candidate_benchmark=candidate,
         )
-
-    # -- pieces -----------------------------------------------------------------------------
 
     def _benchmark(
-        self, names: list[str], source_key: str, collection: str | None
-    ) -> tuple[Benchmark | None, Benchmark | None]:
-        for name in names:
-            bench = self.registry.benchmark_for(name, source_key)
+        self, names: _Names, source_key: str, collection: str | None
+    ) -> tuple[Benchmark, str | None, Benchmark | None, str | None, str] | None:
+        """``(benchmark, subset, provisional?, candidate, step)``; None when nothing names it."""
+        scoped_only = self.allow_provisional
+        for name in (names.evaluation_name, names.dataset_name):
+            bench = self.registry.benchmark_for(name, source_key, scoped_only=scoped_only)
             if bench is not None:
-                return bench, None
-        if not self.allow_provisional or not names:
-            return None, None
+                subset = None if name == names.evaluation_name else subset_of(names.evaluation_name, name, bench.name)
+                return bench, subset, None, None, _bench_step(name, bench.id, subset, provisional=False)
+        if not self.allow_provisional or not names.raw:
+            return None
         scope = collection or source_key
+        base = names.dataset_name or names.evaluation_name or ""
         provisional = Benchmark(
-            id=f"{_slug(scope)}.{_slug(names[0])}",
-            name=names[0],
-            description=f"Provisional: named {names[0]!r} in EEE collection {scope!r}; not in the registry.",
+            id=f"{slug(scope, sep='_', default='unnamed')}.{slug(base, sep='_', default='unnamed')}",
+            name=base,
+            description=f"Provisional: named {base!r} in EEE collection {scope!r}; not in the registry.",
         )
-        return provisional, provisional
+        subset = subset_of(names.evaluation_name, base)
+        candidate = self.registry.global_benchmark_for(base)
+        if subset is None and candidate is None:
+            candidate = self.registry.global_benchmark_for(names.evaluation_name)
+        step = _bench_step(base, provisional.id, subset, provisional=True)
+        if candidate is not None:
+            step += f"; its name matches registry benchmark {candidate.id} (a candidate link, not merged)"
+        return provisional, subset, provisional, candidate.id if candidate else None, step
+
+    def _metric(self, names: _Names, config: dict[str, Any], scope: str) -> tuple[Metric | None, Metric | None, str]:
+        """``(metric, provisional metric, step or rejection reason)``."""
+        named = config.get("metric_id") or config.get("metric_name") or config.get("metric_kind")
+        metric = self.registry.metric_for(config.get("metric_id"), config.get("metric_kind"), config.get("metric_name"))
+        if metric is not None:
+            return metric, None, f"metric {named!r} -> {metric.id} ({metric.kind}, {metric.unit})"
+        if named and self.allow_provisional:
+            provisional = self._provisional_metric(config, scope)
+            if provisional is not None:
+                return provisional, provisional, f"metric {named!r} -> {provisional.id} (provisional)"
+        if named:
+            return (
+                None,
+                None,
+                (
+                    f"unmapped metric {named!r} (kind {config.get('metric_kind')!r}): add an alias to "
+                    "evalhouse/curation/registries/metrics.yaml"
+                ),
+            )
+        return self._metric_from_text(names, config)
+
+    def _metric_from_text(self, names: _Names, config: dict[str, Any]) -> tuple[Metric | None, None, str]:
+        """No metric named: read it from the description or the evaluation name, else the bounds."""
+        described = self.registry.metric_from_description(names.description)
+        if described is not None:
+            return described, None, f"metric not named; description {names.description!r} -> {described.id}"
+        by_name = self.registry.metric_for(names.evaluation_name)
+        if by_name is not None:
+            return by_name, None, f"metric not named; evaluation name {names.evaluation_name!r} -> {by_name.id}"
+        lo, hi = _bound(config.get("min_score")), _bound(config.get("max_score"))
+        if lo == 0 and hi == 1 and config.get("score_type", "continuous") == "continuous":
+            score = self.registry.metrics["score"]
+            return score, None, "metric not named; a continuous result bounded [0, 1] -> score (proportion)"
+        tried = [t for t in (names.description, names.evaluation_name) if t]
+        return (
+            None,
+            None,
+            (
+                f"no metric named: metric_id, metric_name and metric_kind are empty and neither "
+                f"{' nor '.join(repr(t) for t in tried) or 'any text'} names a registry metric "
+                f"(bounds [{config.get('min_score')}, {config.get('max_score')}])"
+            ),
+        )
 
     def _provisional_metric(self, config: dict[str, Any], scope: str) -> Metric | None:
         unit = self.registry.unit_for(config.get("metric_unit"))
         if unit is None or unit.startswith("per:") or config.get("lower_is_better") is None:
             return None
         name = config.get("metric_id") or config.get("metric_name") or config.get("metric_kind")
-        if not name:
-            return None
         lo, hi = _bound(config.get("min_score")), _bound(config.get("max_score"))
-        finite = lambda b: b if b is not None and math.isfinite(b) else None  # noqa: E731
+
+        def finite(b: float | None) -> float | None:
+            return b if b is not None and math.isfinite(b) else None
+
         return Metric(
-            id=f"{_slug(scope)}.{_slug(name)}",
+            id=f"{slug(scope, sep='_', default='unnamed')}.{slug(str(name), sep='_', default='unnamed')}",
             kind=config.get("metric_kind") or "provisional",
             unit=unit,
             bounds=(finite(lo), finite(hi)),
@@ -285,10 +343,7 @@ class Canonicaliser:
         if declared:
             unit = self.registry.unit_for(declared)
             if unit is None:
-                return (
-                    None,
-                    f"unknown unit {declared!r}: add it to evalhouse/curation/registries/units.yaml",
-                )
+                return None, f"unknown unit {declared!r}: add it to evalhouse/curation/registries/units.yaml"
             return unit, f"unit {declared!r} -> {unit}"
         # No unit: the record's declared bounds (metadata, not the value's magnitude) decide.
         lo, hi = _bound(config.get("min_score")), _bound(config.get("max_score"))
@@ -302,3 +357,9 @@ class Canonicaliser:
             f"unit not declared and bounds [{config.get('min_score')}, {config.get('max_score')}] do not "
             f"say whether {metric.id} is a proportion or a percent; refusing to guess from the value"
         )
+
+
+def _bench_step(name: str, bench_id: str, subset: str | None, *, provisional: bool) -> str:
+    kind = " (provisional)" if provisional else ""
+    narrowed = f", subset {subset!r}" if subset else ""
+    return f"benchmark {name!r} -> {bench_id}{kind}{narrowed}"

@@ -1,20 +1,26 @@
-"""Model identity at load time: source identifier -> configuration -> base model -> family.
+"""Model identity at load time: an EEE ``model_info`` -> configuration -> base model -> family.
 
-The name rules live in :mod:`evalhouse.curation.model_names` (pure functions over strings); this
-module applies them to an EEE ``model_info`` and adds the developer from the registry's alias
-table, so the warehouse can keep the raw spelling beside one canonical slug.
+The name rules are :mod:`evalhouse.curation.names` (pure functions of strings and the registry);
+this module applies them to what a record says about its model: the identifier a source uses
+(``model_info.id`` for sources whose ids are repositories, the display name for leaderboards whose
+ids are slugs), the stated developer, and the settings the source states beside the name
+(``model_info.additional_details``: precision, inference effort, quantisation).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
-from evalhouse.curation.model_names import ModelIdentity, resolve
-from evalhouse.curation.registry import load_registry
+from evalhouse.common.dates import parse_date
+from evalhouse.curation.names import ModelIdentity, NameHints, resolve
+from evalhouse.curation.registry import Registry
+
+#: Which ``model_info`` field names the artefact: ``id`` for repository ids (EEE datastore, model
+#: cards, harness logs), ``name`` for leaderboards whose ids are slugs of the display name.
+IdentityFrom = Literal["id", "name"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,7 @@ class ResolvedModel:
     developer_raw: str | None
     developer_id: str
     developer_name: str
+    developer_inferred: bool
     config_id: str
     config_name: str
     base_model_id: str
@@ -31,71 +38,87 @@ class ResolvedModel:
     family_id: str
     family_name: str
     scope: str | None
+    derived_from: str | None = None
+    match_key: str = ""
     flags: dict[str, Any] = field(default_factory=dict)
     name_date: tuple[date, str] | None = None
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9.]+", "-", text.casefold()).strip("-") or "unknown"
-
-
-def developer_of(model_info: dict[str, Any]) -> tuple[str, str, str | None]:
-    """``(developer_id, display name, raw spelling)``: ``developer`` field, else the id's prefix."""
-    raw = model_info.get("developer")
-    model_id = model_info.get("id", "")
-    candidates = [raw, model_id.split("/")[0] if "/" in model_id else None]
-    registry = load_registry()
-    for cand in candidates:
-        dev = registry.developer_for(cand)
-        if dev is not None:
-            return dev.id, dev.name, raw
-    named = registry.developer_from_model_name(model_id or model_info.get("name"))
-    if named is not None:
-        return named.id, named.name, raw
-    fallback = next((c for c in candidates if c), None)
-    return (_slug(fallback), fallback, raw) if fallback else ("unknown", "unknown", raw)
-
-
 def _name_date(flags: dict[str, Any]) -> tuple[date, str] | None:
-    tag = flags.get("date_tag")
-    if not tag:
+    """A date written into the name ("gpt-4o-2024-05-13", "(February 2025)") as day/month precision."""
+    tag = str(flags.get("date_tag") or "")
+    if len(tag) < 7:  # "0613", "06-05": a stamp, not a date
         return None
-    text = str(tag)
-    for fmt, precision in (("%Y-%m-%d", "day"), ("%Y%m%d", "day"), ("%Y-%m", "month")):
-        try:
-            return datetime.strptime(text, fmt).date(), precision
-        except ValueError:
-            continue
-    return None
+    return parse_date(tag)
+
+
+def _settings_details(details: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    keys = ("inference_effort", "reasoning_effort", "effort", "precision", "torch_dtype", "dtype")
+    keys += ("quantization", "quantisation", "thinking_budget", "provider", "inference_provider")
+    return tuple((k, str(details[k])) for k in keys if details.get(k) not in (None, ""))
 
 
 @lru_cache(maxsize=65536)
-def _resolve(name: str, source_key: str, developer: str | None) -> ModelIdentity:
-    # Name rules are pure and a refresh sees the same few hundred names again and again.
-    return resolve(name, source=source_key, developer=developer)
+def _resolve(
+    query: tuple[str, str | None, str, str | None, tuple[tuple[str, str], ...]], registry: Registry
+) -> ModelIdentity:
+    # Name rules are pure and a load sees the same few hundred names again and again.
+    name, display, source_key, developer, details = query
+    hints = NameHints(display_name=display, details=dict(details))
+    return resolve(name, registry, source=source_key, developer=developer, hints=hints)
 
 
-def resolve_model(model_info: dict[str, Any], source_key: str) -> ResolvedModel:
+def resolve_model(
+    model_info: dict[str, Any], source_key: str, registry: Registry, *, identity_from: IdentityFrom = "name"
+) -> ResolvedModel:
     """Resolve an EEE ``model_info`` seen in ``source_key`` to its identity rows."""
-    model_id = model_info.get("id") or ""
-    name = model_info.get("name") or model_id
-    developer_id, developer_name, developer_raw = developer_of(model_info)
-    ident = _resolve(name, source_key, developer_raw)
-    flags = ident.flags.model_dump()
-    scope = source_key if ident.is_scoped else None
+    model_id = str(model_info.get("id") or "")
+    display = model_info.get("name")
+    name = model_id if identity_from == "id" and model_id else (display or model_id)
+    details = model_info.get("additional_details") or {}
+    developer_raw = model_info.get("developer")
+    stated = developer_raw if developer_raw and str(developer_raw).lower() != "unknown" else None
+    if stated is None and "/" in model_id and identity_from == "name":
+        stated = model_id.split("/", 1)[0]
+    shown = display if display != name else None
+    ident = _resolve((name, shown, source_key, stated, _settings_details(details)), registry)
+    flags = ident.settings.model_dump()
+    dev = registry.developers.get(ident.developer)
     return ResolvedModel(
         source_model_id=model_id,
-        source_model_name=model_info.get("name"),
+        source_model_name=display,
         developer_raw=developer_raw,
-        developer_id=developer_id,
-        developer_name=developer_name,
+        developer_id=ident.developer,
+        developer_name=dev.name if dev else (stated or ident.developer),
+        developer_inferred=ident.developer_inferred,
         config_id=ident.configuration,
-        config_name=name,
+        config_name=str(display or model_id),
         base_model_id=ident.base_model,
-        base_model_name=ident.base_model,
+        base_model_name=ident.base_model.split("/", 1)[-1],
         family_id=ident.family,
         family_name=ident.family,
-        scope=scope,
+        scope=source_key if ident.is_scoped else None,
+        derived_from=ident.derived_from,
+        match_key=ident.match_key,
         flags=flags,
         name_date=_name_date(flags),
     )
+
+
+def describe_name(
+    name: str, registry: Registry, *, source: str | None = None, developer: str | None = None
+) -> dict[str, Any]:
+    """A model name as evalhouse resolves it: configuration, base model, family and settings (JSON-able)."""
+    ident = resolve(name, registry, source=source, developer=developer)
+    return {
+        "input": ident.input,
+        "source": ident.source,
+        "developer": ident.developer,
+        "developer_inferred": ident.developer_inferred,
+        "configuration": ident.configuration,
+        "base_model": ident.base_model,
+        "family": ident.family,
+        "derived_from": ident.derived_from,
+        "match_key": ident.match_key,
+        "flags": ident.settings.model_dump(),
+    }

@@ -1,4 +1,4 @@
-"""The curation registries: metrics, units and benchmarks as versioned data files.
+"""The curation registries: metrics, units, benchmarks, developers, evidence kinds and model-name rules.
 
 They are loaded and validated once (``load_registry()``), and their versions are recorded with
 every ingest run and snapshot, so a canonical value can always be traced to the registry that
@@ -10,126 +10,41 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-FILES = ("metrics.yaml", "units.yaml", "benchmarks.yaml", "developers.yaml", "evidence_kinds.yaml")
+from evalhouse.curation.name_rules import NameRules, rules_from
+from evalhouse.curation.registry_files import (
+    Benchmark,
+    BenchmarksFile,
+    Developer,
+    DevelopersFile,
+    EvidenceFile,
+    EvidenceKind,
+    Family,
+    Metric,
+    MetricsFile,
+    Unit,
+    UnitsFile,
+)
+from evalhouse.errors import InputError
+
+FILES = ("metrics.yaml", "units.yaml", "benchmarks.yaml", "developers.yaml", "evidence_kinds.yaml", "model_tokens.yaml")
 DENOMINATOR_RE = re.compile(r"^(?:x\s*/\s*|out of\s+|/\s*)(\d+(?:\.\d+)?)$")
 
 
-class RegistryError(ValueError):
-    pass
+class RegistryError(InputError):
+    """A registry file is malformed or contradicts another one."""
 
 
 def normalise_alias(text: str) -> str:
     """Case- and whitespace-insensitive key: ``" GPQA  Diamond "`` → ``"gpqa diamond"``."""
     return " ".join(str(text).replace("\u00a0", " ").split()).casefold()
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Unit(_Strict):
-    id: str
-    native: bool = False
-    aliases: tuple[str, ...] = ()
-
-
-class Conversion(_Strict):
-    from_: str = Field(alias="from")
-    to: str
-    factor: float
-
-
-class Metric(_Strict):
-    id: str
-    kind: str
-    unit: str
-    bounds: tuple[float | None, float | None]
-    lower_is_better: bool
-    description: str | None = None
-    aliases: tuple[str, ...] = ()
-
-
-class Family(_Strict):
-    id: str
-    name: str
-    description: str | None = None
-
-
-class Benchmark(_Strict):
-    id: str
-    name: str
-    family: str | None = None
-    version: str | None = None
-    derived_from: str | None = None
-    modality: Literal["text", "image", "audio", "video", "multimodal", "agentic"] = "text"
-    language: str = "en"
-    subjects: tuple[str, ...] = ()
-    is_composite: bool = False
-    description: str | None = None
-    paraphrase: str | None = None
-    aliases: tuple[str, ...] = ()
-    source_aliases: dict[str, tuple[str, ...]] = Field(default_factory=dict)
-    canonical_metric: str | None = None
-
-    @field_validator("id")
-    @classmethod
-    def _slug(cls, value: str) -> str:
-        if not re.fullmatch(r"[a-z0-9][a-z0-9_.]*", value):
-            raise ValueError(f"benchmark id {value!r} must match [a-z0-9][a-z0-9_.]*")
-        return value
-
-
-class Developer(_Strict):
-    id: str
-    name: str
-    aliases: tuple[str, ...] = ()
-
-
-class EvidenceKind(_Strict):
-    kind: str
-    rank: int
-    lower_bound: bool
-    description: str
-
-
-class _EvidenceFile(_Strict):
-    version: int
-    kinds: tuple[EvidenceKind, ...]
-
-
-class NamePattern(_Strict):
-    pattern: str
-    developer: str
-
-
-class _DevelopersFile(_Strict):
-    version: int
-    developers: tuple[Developer, ...]
-    name_patterns: tuple[NamePattern, ...] = ()
-
-
-class _MetricsFile(_Strict):
-    version: int
-    metrics: tuple[Metric, ...]
-
-
-class _UnitsFile(_Strict):
-    version: int
-    units: tuple[Unit, ...]
-    conversions: tuple[Conversion, ...]
-
-
-class _BenchmarksFile(_Strict):
-    version: int
-    families: tuple[Family, ...] = ()
-    benchmarks: tuple[Benchmark, ...]
 
 
 class Registry(BaseModel):
@@ -142,7 +57,7 @@ class Registry(BaseModel):
     conversions: dict[tuple[str, str], float]
     families: dict[str, Family]
     benchmarks: dict[str, Benchmark]
-    versions: dict[str, int]
+    versions: dict[str, int | str]
     content_sha256: str
     metric_aliases: dict[str, str]
     unit_aliases: dict[str, str]
@@ -150,7 +65,17 @@ class Registry(BaseModel):
     developers: dict[str, Developer]
     developer_aliases: dict[str, str]
     developer_patterns: tuple[tuple[re.Pattern[str], str], ...]
+    metric_descriptions: tuple[tuple[re.Pattern[str], str], ...] = ()
+    generic_benchmark_names: frozenset[str] = frozenset()
     evidence_kinds: dict[str, EvidenceKind]
+    model_tokens: dict[str, Any] = Field(default_factory=dict)  # model_tokens.yaml as read
+    name_rules: NameRules | None = None  # ... compiled (curation.names)
+
+    def __hash__(self) -> int:  # one loaded registry is one object: caches key on its identity
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
 
     @property
     def version(self) -> str:
@@ -215,14 +140,42 @@ class Registry(BaseModel):
                 return self.developers[dev_id]
         return None
 
-    def benchmark_for(self, name: str | None, source_key: str | None = None) -> Benchmark | None:
+    def benchmark_for(
+        self, name: str | None, source_key: str | None = None, *, scoped_only: bool = False
+    ) -> Benchmark | None:
+        """The benchmark ``name`` denotes: a source-scoped alias first, then a global one.
+
+        A generic word ("Math", "Safety") never matches globally, and ``scoped_only`` (records that
+        describe their own benchmarks: an EEE datastore collection) skips global aliases entirely:
+        the registry merges only what it documents, per source, to be the same test.
+        """
         if not name:
             return None
         key = normalise_alias(name)
-        for scope in (source_key or "*", "*"):
-            bench_id = self.benchmark_aliases.get((scope, key))
-            if bench_id is not None:
-                return self.benchmarks[bench_id]
+        bench_id = self.benchmark_aliases.get((source_key, key)) if source_key else None
+        if bench_id is None and not scoped_only and key not in self.generic_benchmark_names:
+            bench_id = self.benchmark_aliases.get(("*", key))
+        return None if bench_id is None else self.benchmarks[bench_id]
+
+    def global_benchmark_for(self, name: str | None) -> Benchmark | None:
+        """The registry benchmark a name would match globally (a candidate link, never an identity)."""
+        key = normalise_alias(name or "")
+        bench_id = self.benchmark_aliases.get(("*", key))
+        return None if bench_id is None or key in self.generic_benchmark_names else self.benchmarks[bench_id]
+
+    def metric_from_description(self, text: str | None) -> Metric | None:
+        """The metric a record's ``evaluation_description`` names ("Accuracy on IFEval" → accuracy)."""
+        if not text:
+            return None
+        lowered = normalise_alias(text)
+        head = lowered.split(" on ", 1)[0]
+        for cand in (head, lowered):
+            metric_id = self.metric_aliases.get(cand)
+            if metric_id is not None:
+                return self.metrics[metric_id]
+        for pattern, metric_id in self.metric_descriptions:
+            if pattern.search(lowered):
+                return self.metrics[metric_id]
         return None
 
 
@@ -245,42 +198,26 @@ def _read(name: str) -> tuple[dict[str, Any], bytes]:
     return data, raw
 
 
-def build_registry(
-    metrics: dict[str, Any],
-    units: dict[str, Any],
-    benchmarks: dict[str, Any],
-    developers: dict[str, Any],
-    evidence: dict[str, Any],
-    *,
-    content: bytes = b"",
-) -> Registry:
-    """Validate the documents against each other and index their aliases."""
-    try:
-        mf = _MetricsFile.model_validate(metrics)
-        uf = _UnitsFile.model_validate(units)
-        bf = _BenchmarksFile.model_validate(benchmarks)
-        df = _DevelopersFile.model_validate(developers)
-        ef = _EvidenceFile.model_validate(evidence)
-    except ValueError as exc:
-        raise RegistryError(f"invalid registry: {exc}") from exc
-    problems: list[str] = []
-
-    unit_ids = [u.id for u in uf.units]
-    unit_aliases: dict[str, str] = {}
+def _index_units(uf: UnitsFile, problems: list[str]) -> tuple[dict[str, str], dict[tuple[str, str], float]]:
+    unit_ids = {u.id for u in uf.units}
+    aliases: dict[str, str] = {}
     for unit in uf.units:
         for alias in (unit.id, *unit.aliases):
             key = normalise_alias(alias)
-            if unit_aliases.setdefault(key, unit.id) != unit.id:
-                problems.append(f"unit alias {alias!r} names both {unit_aliases[key]} and {unit.id}")
+            if aliases.setdefault(key, unit.id) != unit.id:
+                problems.append(f"unit alias {alias!r} names both {aliases[key]} and {unit.id}")
     conversions = {}
     for conv in uf.conversions:
-        for u in (conv.from_, conv.to):
-            if u not in unit_ids:
-                problems.append(f"conversion uses unknown unit {u!r}")
+        problems.extend(f"conversion uses unknown unit {u!r}" for u in (conv.from_, conv.to) if u not in unit_ids)
         conversions[(conv.from_, conv.to)] = conv.factor
+    return aliases, conversions
 
+
+def _index_metrics(mf: MetricsFile, unit_ids: set[str], problems: list[str]) -> dict[str, str]:
     metric_ids = [m.id for m in mf.metrics]
-    metric_aliases: dict[str, str] = {}
+    if len(set(metric_ids)) != len(metric_ids):
+        problems.append("duplicate metric ids")
+    aliases: dict[str, str] = {}
     for metric in mf.metrics:
         if metric.unit not in unit_ids:
             problems.append(f"metric {metric.id} uses unknown unit {metric.unit!r}")
@@ -289,41 +226,51 @@ def build_registry(
             problems.append(f"metric {metric.id} has bounds {metric.bounds} with min > max")
         for alias in (metric.id, *metric.aliases):
             key = normalise_alias(alias)
-            if metric_aliases.setdefault(key, metric.id) != metric.id:
-                problems.append(f"metric alias {alias!r} names both {metric_aliases[key]} and {metric.id}")
-    if len(set(metric_ids)) != len(metric_ids):
-        problems.append("duplicate metric ids")
+            if aliases.setdefault(key, metric.id) != metric.id:
+                problems.append(f"metric alias {alias!r} names both {aliases[key]} and {metric.id}")
+    return aliases
 
-    family_ids = {f.id for f in bf.families}
-    bench_ids = [b.id for b in bf.benchmarks]
-    if len(set(bench_ids)) != len(bench_ids):
-        dupes = sorted({b for b in bench_ids if bench_ids.count(b) > 1})
-        problems.append(f"duplicate benchmark ids {dupes}")
-    bench_aliases: dict[tuple[str, str], str] = {}
+
+def _check_benchmark(bench: Benchmark, families: set[str], bench_ids: set[str], metric_ids: set[str]) -> list[str]:
+    problems = []
+    if bench.family is not None and bench.family not in families:
+        problems.append(f"benchmark {bench.id} names unknown family {bench.family!r}")
+    if bench.derived_from is not None and bench.derived_from not in bench_ids:
+        problems.append(f"benchmark {bench.id} is derived from unknown {bench.derived_from!r}")
+    if bench.canonical_metric is not None and bench.canonical_metric.split(".")[0] not in metric_ids:
+        problems.append(f"benchmark {bench.id} overrides to unknown metric {bench.canonical_metric!r}")
+    return problems
+
+
+def _index_benchmarks(bf: BenchmarksFile, metric_ids: set[str], problems: list[str]) -> dict[tuple[str, str], str]:
+    ids = [b.id for b in bf.benchmarks]
+    if len(set(ids)) != len(ids):
+        problems.append(f"duplicate benchmark ids {sorted({b for b in ids if ids.count(b) > 1})}")
+    families = {f.id for f in bf.families}
+    aliases: dict[tuple[str, str], str] = {}
     for bench in bf.benchmarks:
-        if bench.family is not None and bench.family not in family_ids:
-            problems.append(f"benchmark {bench.id} names unknown family {bench.family!r}")
-        if bench.derived_from is not None and bench.derived_from not in bench_ids:
-            problems.append(f"benchmark {bench.id} is derived from unknown {bench.derived_from!r}")
-        if bench.canonical_metric is not None and bench.canonical_metric.split(".")[0] not in metric_ids:
-            problems.append(f"benchmark {bench.id} overrides to unknown metric {bench.canonical_metric!r}")
+        problems.extend(_check_benchmark(bench, families, set(ids), metric_ids))
         scoped = [("*", a) for a in (bench.id, bench.name, *bench.aliases)]
         scoped += [(src, a) for src, names in bench.source_aliases.items() for a in names]
         for scope, alias in scoped:
             key = (scope, normalise_alias(alias))
-            if bench_aliases.setdefault(key, bench.id) != bench.id:
-                problems.append(
-                    f"benchmark alias {alias!r} (scope {scope}) names both {bench_aliases[key]} and {bench.id}"
-                )
-    developer_aliases: dict[str, str] = {}
+            if aliases.setdefault(key, bench.id) != bench.id:
+                problems.append(f"benchmark alias {alias!r} (scope {scope}) names both {aliases[key]} and {bench.id}")
+    return aliases
+
+
+def _index_developers(
+    df: DevelopersFile, problems: list[str]
+) -> tuple[dict[str, str], tuple[tuple[re.Pattern[str], str], ...]]:
+    aliases: dict[str, str] = {}
     for dev in df.developers:
         for alias in (dev.id, dev.name, *dev.aliases):
             key = normalise_alias(alias)
-            if developer_aliases.setdefault(key, dev.id) != dev.id:
-                problems.append(f"developer alias {alias!r} names both {developer_aliases[key]} and {dev.id}")
-    developer_patterns = []
+            if aliases.setdefault(key, dev.id) != dev.id:
+                problems.append(f"developer alias {alias!r} names both {aliases[key]} and {dev.id}")
+    patterns = []
     for np_ in df.name_patterns:
-        if np_.developer not in developer_aliases.values():
+        if np_.developer not in aliases.values():
             problems.append(f"name pattern {np_.pattern!r} names unknown developer {np_.developer!r}")
             continue
         try:
@@ -334,9 +281,44 @@ def build_registry(
         except re.error as exc:
             problems.append(f"name pattern {np_.pattern!r} is not a regular expression: {exc}")
             continue
-        developer_patterns.append((compiled, np_.developer))
+        patterns.append((compiled, np_.developer))
+    return aliases, tuple(patterns)
+
+
+def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry:
+    """Validate the documents (``{"metrics.yaml": {...}, ...}``) against each other and index their aliases."""
+    try:
+        mf = MetricsFile.model_validate(docs["metrics.yaml"])
+        uf = UnitsFile.model_validate(docs["units.yaml"])
+        bf = BenchmarksFile.model_validate(docs["benchmarks.yaml"])
+        df = DevelopersFile.model_validate(docs["developers.yaml"])
+        ef = EvidenceFile.model_validate(docs["evidence_kinds.yaml"])
+    except ValueError as exc:
+        raise RegistryError(f"invalid registry: {exc}") from exc
+    tokens = dict(docs.get("model_tokens.yaml") or {})
+    problems: list[str] = []
+    unit_aliases, conversions = _index_units(uf, problems)
+    metric_aliases = _index_metrics(mf, {u.id for u in uf.units}, problems)
+    bench_aliases = _index_benchmarks(bf, {m.id for m in mf.metrics}, problems)
+    developer_aliases, developer_patterns = _index_developers(df, problems)
+    descriptions = []
+    for metric in mf.metrics:
+        for pattern in metric.description_patterns:
+            try:
+                descriptions.append((re.compile(pattern, re.IGNORECASE), metric.id))
+            except re.error as exc:
+                problems.append(f"metric {metric.id} description pattern {pattern!r} is not a regex: {exc}")
     if problems:
         raise RegistryError("invalid registry:\n  " + "\n  ".join(problems))
+    versions: dict[str, int | str] = {
+        "evidence_kinds": ef.version,
+        "metrics": mf.version,
+        "units": uf.version,
+        "benchmarks": bf.version,
+        "developers": df.version,
+    }
+    if tokens:
+        versions["model_tokens"] = str(tokens.get("version", "?"))
     return Registry(
         metrics={m.id: m for m in mf.metrics},
         units={u.id: u for u in uf.units},
@@ -344,20 +326,18 @@ def build_registry(
         families={f.id: f for f in bf.families},
         benchmarks={b.id: b for b in bf.benchmarks},
         evidence_kinds={k.kind: k for k in ef.kinds},
-        versions={
-            "evidence_kinds": ef.version,
-            "metrics": mf.version,
-            "units": uf.version,
-            "benchmarks": bf.version,
-            "developers": df.version,
-        },
+        versions=versions,
         content_sha256=hashlib.sha256(content).hexdigest(),
         metric_aliases=metric_aliases,
         unit_aliases=unit_aliases,
         benchmark_aliases=bench_aliases,
         developers={d.id: d for d in df.developers},
         developer_aliases=developer_aliases,
-        developer_patterns=tuple(developer_patterns),
+        developer_patterns=developer_patterns,
+        metric_descriptions=tuple(descriptions),
+        generic_benchmark_names=frozenset(normalise_alias(n) for n in bf.generic_names),
+        model_tokens=tokens,
+        name_rules=rules_from(tokens) if tokens else None,
     )
 
 
@@ -369,11 +349,4 @@ def load_registry() -> Registry:
     for name in FILES:
         docs[name], raw = _read(name)
         content += hashlib.sha256(raw).digest()
-    return build_registry(
-        docs["metrics.yaml"],
-        docs["units.yaml"],
-        docs["benchmarks.yaml"],
-        docs["developers.yaml"],
-        docs["evidence_kinds.yaml"],
-        content=content,
-    )
+    return build_registry(docs, content=content)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
+from evalhouse.common.choices import require_choice
 from evalhouse.ingest.source import SourceModule, SourceSpecError
 
 #: Module names under ``evalhouse.ingest.sources``, in the order a refresh runs them.
@@ -34,7 +35,6 @@ def catalog() -> dict[str, SourceModule]:
 
 
 def get_source(key: str) -> SourceModule:
+    """The catalogued module of ``key``; an unknown key is an :class:`InputError` with suggestions."""
     sources = catalog()
-    if key not in sources:
-        raise KeyError(f"unknown source {key!r}; known: {', '.join(sources)}")
-    return sources[key]
+    return sources[require_choice(key, sources, "source")]

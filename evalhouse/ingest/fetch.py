@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from evalhouse.errors import RunFailed
 from evalhouse.ingest.redaction import REDACTED, is_secret_header, is_secret_param, redact_url, secret_forms
 
 FetchErrorKind = Literal["timeout", "connection", "http_status", "too_large", "too_many_redirects", "invalid_url"]
@@ -122,7 +123,7 @@ def _rebuild_fetch_error(message: str, kind: FetchErrorKind, url: str, status: i
     return FetchError(message, kind=kind, url=url, status=status, attempts=attempts)
 
 
-class FetchError(Exception):
+class FetchError(RunFailed):
     """A fetch that did not produce a usable payload; ``kind`` says why, the message is redacted.
 
     ``attempts`` counts requests made from the original URL (redirect hops are not attempts).

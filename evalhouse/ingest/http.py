@@ -25,12 +25,12 @@ import mimetypes
 import os
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
@@ -113,6 +113,16 @@ class _Target:
     mirrored_from: str | None
 
 
+@dataclass(frozen=True)
+class _Try:
+    """One attempt of one fetch: what was asked, where it goes, which attempt, since when."""
+
+    req: FetchRequest
+    target: _Target
+    attempt: int
+    start: float
+
+
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
     return (url.scheme, url.host, url.port)
 
@@ -125,10 +135,41 @@ def _guess_type(path: Path) -> str:
     return guessed or "application/octet-stream"
 
 
+@dataclass(frozen=True)
+class HttpPolicy:
+    """How patient and how strict a client is: timeouts, retries, redirects, size, identity."""
+
+    timeout: float = 30.0
+    max_retries: int = 4
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+    jitter: bool = True
+    max_redirects: int = 5
+    max_bytes: int = DEFAULT_MAX_BYTES
+    user_agent: str = DEFAULT_USER_AGENT
+    retry_statuses: frozenset[int] = RETRY_STATUSES
+    trust_env: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "retry_statuses", frozenset(self.retry_statuses))
+        problems = [
+            (self.timeout <= 0, f"timeout must be > 0, got {self.timeout}"),
+            (self.max_retries < 0, f"max_retries must be >= 0, got {self.max_retries}"),
+            (self.backoff_base < 0 or self.backoff_max < 0, "backoff_base and backoff_max must be >= 0"),
+            (self.max_redirects < 0, f"max_redirects must be >= 0, got {self.max_redirects}"),
+            (self.max_bytes <= 0, f"max_bytes must be > 0, got {self.max_bytes}"),
+            (not self.user_agent.strip(), "user_agent must not be empty"),
+        ]
+        for bad, message in problems:
+            if bad:
+                raise ValueError(message)
+
+
 class HttpClient:
     """One httpx connection pool with evalhouse's retry, redirect, size and redaction policy.
 
-    Use as a context manager. ``sleep`` and ``rng`` are injectable so tests can assert the
+    Use as a context manager. ``policy`` fields (``timeout``, ``max_retries``, ``max_bytes`` ...)
+    can be given as keywords. ``sleep`` and ``rng`` are injectable so tests can assert the
     backoff schedule without waiting; ``transport`` lets a test swap the wire entirely.
     ``mirror`` (a directory or base URL) replays pinned payloads instead of live hosts: secrets
     and conditional headers are never sent to a mirror, so a replay is deterministic.
@@ -137,51 +178,32 @@ class HttpClient:
     def __init__(
         self,
         *,
-        timeout: float = 30.0,
-        max_retries: int = 4,
-        backoff_base: float = 1.0,
-        backoff_max: float = 60.0,
-        jitter: bool = True,
-        rng: random.Random | None = None,
-        max_redirects: int = 5,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        user_agent: str = DEFAULT_USER_AGENT,
-        sleep: Callable[[float], object] = time.sleep,
-        transport: httpx.BaseTransport | None = None,
         mirror: str | os.PathLike[str] | None = None,
-        retry_statuses: Iterable[int] = RETRY_STATUSES,
-        trust_env: bool = True,
+        sleep: Callable[[float], object] = time.sleep,
+        rng: random.Random | None = None,
+        transport: httpx.BaseTransport | None = None,
+        **policy: Any,
     ) -> None:
-        if timeout <= 0:
-            raise ValueError(f"timeout must be > 0, got {timeout}")
-        if max_retries < 0:
-            raise ValueError(f"max_retries must be >= 0, got {max_retries}")
-        if backoff_base < 0 or backoff_max < 0:
-            raise ValueError("backoff_base and backoff_max must be >= 0")
-        if max_redirects < 0:
-            raise ValueError(f"max_redirects must be >= 0, got {max_redirects}")
-        if max_bytes <= 0:
-            raise ValueError(f"max_bytes must be > 0, got {max_bytes}")
-        if not user_agent.strip():
-            raise ValueError("user_agent must not be empty")
-        self.timeout = timeout
-        self.max_retries = max_retries
-        self.backoff_base = backoff_base
-        self.backoff_max = backoff_max
-        self.jitter = jitter
+        p = HttpPolicy(**policy)
+        self.policy = p
+        self.timeout = p.timeout
+        self.max_retries = p.max_retries
+        self.backoff_base = p.backoff_base
+        self.backoff_max = p.backoff_max
+        self.jitter = p.jitter
         self.rng = rng if rng is not None else random.Random()
-        self.max_redirects = max_redirects
-        self.max_bytes = max_bytes
-        self.user_agent = user_agent
-        self.retry_statuses = frozenset(retry_statuses)
+        self.max_redirects = p.max_redirects
+        self.max_bytes = p.max_bytes
+        self.user_agent = p.user_agent
+        self.retry_statuses = p.retry_statuses
         self.mirror = os.fspath(mirror) if mirror is not None else None
         self._sleep = sleep
         self._client = httpx.Client(
-            timeout=httpx.Timeout(timeout),
+            timeout=httpx.Timeout(p.timeout),
             follow_redirects=False,  # we follow them ourselves: bounded, and secrets stay home
-            headers={"User-Agent": user_agent},
+            headers={"User-Agent": p.user_agent},
             transport=transport,
-            trust_env=trust_env,
+            trust_env=p.trust_env,
         )
 
     def __enter__(self) -> Self:
@@ -409,14 +431,7 @@ class HttpClient:
                             headers = {k: v for k, v in headers.items() if not is_secret_header(k, req.secret_headers)}
                         logger.debug("redirect %d (hop %d) -> %s", status, hop + 1, shown)
                         continue
-                    return self._finish(
-                        req,
-                        target=target,
-                        response=response,
-                        shown=shown,
-                        attempt=attempt,
-                        start=start,
-                    )
+                    return self._finish(_Try(req, target, attempt, start), response, shown)
             except httpx.TimeoutException as exc:
                 raise _Retryable("timeout", f"{type(exc).__name__} (timeout={self.timeout}s)") from None
             except (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError) as exc:
@@ -467,17 +482,9 @@ class HttpClient:
             )
         return nxt, redact_url(str(nxt), req.secret_params)
 
-    def _finish(
-        self,
-        req: FetchRequest,
-        *,
-        target: _Target,
-        response: httpx.Response,
-        shown: str,
-        attempt: int,
-        start: float,
-    ) -> FetchResult:
+    def _finish(self, t: _Try, response: httpx.Response, shown: str) -> FetchResult:
         """Turn a non-redirect response into a result, an error or a _Retryable."""
+        target, attempt = t.target, t.attempt
         status = response.status_code
         conditional = "If-None-Match" in target.headers or "If-Modified-Since" in target.headers
         if status in self.retry_statuses:
@@ -490,15 +497,7 @@ class HttpClient:
                 retry_after=retry_after,
             )
         if status == 304 and conditional:
-            return self._result(
-                req,
-                target=target,
-                response=response,
-                shown=shown,
-                body=None,
-                attempt=attempt,
-                start=start,
-            )
+            return self._result(t, response, shown, None)
         if not 200 <= status < 300:
             snippet = self._snippet(response)
             raise self._error(
@@ -519,15 +518,7 @@ class HttpClient:
                 status=status,
                 attempts=attempt,
             ) from None
-        return self._result(
-            req,
-            target=target,
-            response=response,
-            shown=shown,
-            body=body,
-            attempt=attempt,
-            start=start,
-        )
+        return self._result(t, response, shown, body)
 
     def _read_capped(self, response: httpx.Response) -> bytes:
         """Stream the body, stopping as soon as it exceeds max_bytes (decoded size)."""
@@ -549,22 +540,13 @@ class HttpClient:
                 data += chunk
                 if len(data) >= _ERROR_SNIPPET_BYTES:
                     break
-        except (httpx.TransportError, httpx.DecodingError):
-            pass  # the status already says what matters
+        except (httpx.TransportError, httpx.DecodingError) as exc:  # the status already says what matters
+            data += f" [rest of the body unreadable: {type(exc).__name__}]".encode()
         text = " ".join(bytes(data[:_ERROR_SNIPPET_BYTES]).decode("utf-8", "replace").split())
         return redact_text(text[:300], ACTIVE_SECRETS.get())
 
-    def _result(
-        self,
-        req: FetchRequest,
-        *,
-        target: _Target,
-        response: httpx.Response,
-        shown: str,
-        body: bytes | None,
-        attempt: int,
-        start: float,
-    ) -> FetchResult:
+    def _result(self, t: _Try, response: httpx.Response, shown: str, body: bytes | None) -> FetchResult:
+        req, target, attempt, start = t.req, t.target, t.attempt, t.start
         not_modified = body is None
         etag = response.headers.get("etag") or (req.etag if not_modified else None)
         last_modified = response.headers.get("last-modified") or (req.last_modified if not_modified else None)

@@ -17,6 +17,7 @@ import io
 import zipfile
 from pathlib import Path
 
+from evalhouse.errors import InputError
 from evalhouse.ingest.mirror import build_mirror
 
 EPOCH_DIR = "datasets/epoch-benchmarks-2025-11"
@@ -25,8 +26,8 @@ EPOCH_URL = "https://epoch.ai/data/benchmark_data.zip"
 AA_PAGE_URL = "https://artificialanalysis.ai/leaderboards/models"
 
 
-class PinnedDataMissing(FileNotFoundError):
-    pass
+class PinnedDataMissing(InputError, FileNotFoundError):
+    """The pinned datasets folder (../shared) is not where it was looked for."""
 
 
 def epoch_zip(csv_dir: Path) -> bytes:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
+from evalhouse.errors import EvalhouseError, InputError
 from evalhouse.ingest.fetch import FetchRequest
 from evalhouse.schema.records import ParseItem
 
@@ -29,8 +30,8 @@ Cadence = Literal["hourly", "daily", "weekly", "monthly", "manual"]
 KEY_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
-class SourceSpecError(ValueError):
-    pass
+class SourceSpecError(EvalhouseError, ValueError):
+    """A catalog entry breaks the source contract (checked at import)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,9 @@ class SourceSpec:
     required_env: tuple[str, ...] = ()
     optional_env: tuple[str, ...] = ()
     licence: str | None = None
+    #: Which ``model_info`` field names the model artefact: ``"id"`` when the source's ids are
+    #: repository ids (model cards, harness logs), ``"name"`` when they are slugs of a display name.
+    identity_from: Literal["id", "name"] = "name"
 
     def __post_init__(self) -> None:
         if not KEY_RE.match(self.key):
@@ -69,6 +73,25 @@ class SourceSpec:
     @property
     def module_name(self) -> str:
         return self.key.replace("-", "_")
+
+    def as_dict(self) -> dict[str, object]:
+        """The catalog entry as ``evalhouse sources --json`` prints it."""
+        return {
+            "key": self.key,
+            "name": self.name,
+            "kind": self.kind,
+            "tier": self.tier,
+            "organisation": self.organisation,
+            "homepage": self.homepage,
+            "default_urls": list(self.default_urls),
+            "cadence": self.cadence,
+            "required_env": list(self.required_env),
+            "optional_env": list(self.optional_env),
+            "parser_version": self.parser_version,
+            "collection": self.collection,
+            "licence": self.licence,
+            "description": self.description,
+        }
 
 
 @dataclass(frozen=True)
@@ -105,5 +128,5 @@ class SourceModule(Protocol):
     def parse(self, body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]: ...
 
 
-class ParseError(ValueError):
+class ParseError(InputError):
     """A payload is unreadable as a whole (wrong format, truncated, changed header)."""

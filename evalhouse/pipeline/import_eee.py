@@ -8,7 +8,6 @@ load. The way back out is :mod:`evalhouse.warehouse.eee_export`.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -18,9 +17,21 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalhouse.pipeline.ledger import AfterLoad, RunResult, SourceRow, run_load
-from evalhouse.schema.eee import SCHEMA_VERSION, InstanceRecord
+from evalhouse.curation.registry import Registry, load_registry
+from evalhouse.pipeline.ledger import (
+    AfterLoad,
+    LoadPlan,
+    RunContext,
+    RunResult,
+    SourceRow,
+    last_loading_run,
+    loaded_payloads,
+    record_run,
+    run_load,
+)
+from evalhouse.schema.eee import InstanceRecord
 from evalhouse.schema.eee_json import strict_json
+from evalhouse.schema.fingerprint import sha256_file
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import DatastoreError
@@ -40,6 +51,7 @@ def collection_source_key(collection: str) -> str:
 class ImportSummary:
     runs: list[RunResult] = field(default_factory=list)
     outside_layout: list[str] = field(default_factory=list)
+    unchanged: dict[str, int] = field(default_factory=dict)  # run id -> files skipped as already loaded
 
     @property
     def quarantined(self) -> int:
@@ -56,8 +68,9 @@ class ImportSummary:
             "duplicates": sum(r.report.records_duplicate for r in self.runs),
             "quarantined": self.quarantined,
             "scores_loaded": sum(r.report.scores_loaded for r in self.runs),
+            "files_unchanged": sum(self.unchanged.values()),
             "ignored_outside_layout": self.outside_layout,
-            "runs": [r.as_dict() for r in self.runs],
+            "runs": [{**r.as_dict(), "unchanged": self.unchanged.get(r.run_id, 0)} for r in self.runs],
         }
 
 
@@ -82,13 +95,19 @@ def _aggregate_files(data_root: Path) -> tuple[dict[str, list[Path]], list[str]]
 
 
 class _TreeReader:
-    """Reads one collection's files: each file's bytes are stored before it is parsed."""
+    """Reads one collection's files: each file's bytes are stored before it is parsed.
 
-    def __init__(self, data_root: Path, store: RawStore, source_key: str) -> None:
+    A file whose bytes this source already loaded (``known``) is skipped before it is stored or
+    parsed, so re-importing an unchanged tree adds no fetch, quarantine, evaluation or score row.
+    """
+
+    def __init__(self, data_root: Path, store: RawStore, source_key: str, known: frozenset[str]) -> None:
         self.data_root = data_root
         self.store = store
         self.source_key = source_key
+        self.known = known
         self.entries: list[RawEntry] = []
+        self.skipped = 0
 
     def _keep(self, path: Path, content_type: str) -> tuple[str, bytes, RawEntry]:
         repo_path = f"data/{path.relative_to(self.data_root).as_posix()}"
@@ -106,20 +125,15 @@ class _TreeReader:
     def items(self, paths: list[Path]) -> list[ParseItem]:
         items: list[ParseItem] = []
         for path in paths:
+            if self.known and sha256_file(path) in self.known and not self._samples_changed(path):
+                self.skipped += 1
+                continue
             repo_path, data, entry = self._keep(path, "application/json")
             fail = partial(ParseFailure, repo_path, raw_sha256=entry.sha256)
             try:
                 record = strict_json(data)
             except (ValueError, UnicodeDecodeError) as exc:
                 items.append(fail(f"not readable as JSON: {exc}", data[:2000].decode("utf-8", "replace")))
-                continue
-            version = record.get("schema_version") if isinstance(record, dict) else None
-            if version not in (None, SCHEMA_VERSION):
-                message = (
-                    f"schema_version {version!r} is not supported: evalhouse reads Every Eval Ever "
-                    f"{SCHEMA_VERSION} records (convert older records with the EEE tools first)"
-                )
-                items.append(fail(message, json.dumps(record)[:20000]))
                 continue
             samples, samples_sha = self._samples(path, record, items)
             items.append(
@@ -133,6 +147,10 @@ class _TreeReader:
                 )
             )
         return items
+
+    def _samples_changed(self, path: Path) -> bool:
+        samples = path.with_name(path.stem + "_samples.jsonl")
+        return samples.exists() and sha256_file(samples) not in self.known
 
     def _samples(self, path: Path, record: Any, items: list[ParseItem]) -> tuple[list[dict] | None, str | None]:
         """Validate the companion ``_samples.jsonl``; bad lines become failures in ``items``."""
@@ -160,8 +178,16 @@ class _TreeReader:
         return rows, entry.sha256
 
 
-def import_tree(wh: Warehouse, root: Path, store: RawStore, *, after_load: AfterLoad | None = None) -> ImportSummary:
+def import_tree(
+    wh: Warehouse,
+    root: Path,
+    store: RawStore,
+    *,
+    after_load: AfterLoad | None = None,
+    registry: Registry | None = None,
+) -> ImportSummary:
     """Import every collection under ``root``; one run (one transaction) per collection."""
+    registry = registry or load_registry()
     root = Path(root)
     if not root.is_dir():
         raise DatastoreError(f"{root} is not a directory")
@@ -174,20 +200,32 @@ def import_tree(wh: Warehouse, root: Path, store: RawStore, *, after_load: After
     summary = ImportSummary(outside_layout=outside)
     for collection, paths in by_collection.items():
         source_key = collection_source_key(collection)
-        reader = _TreeReader(data_root, store, source_key)
+        last = last_loading_run(wh.con, source_key)
+        stale = last is not None and last.registry_version != registry.version
+        known = frozenset() if stale else loaded_payloads(wh.con, source_key)
+        reader = _TreeReader(data_root, store, source_key, known)
         items = reader.items(paths)
         source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
-        summary.runs.append(
-            run_load(
-                wh,
-                source=source,
-                trigger="import-eee",
+        ctx = RunContext(
+            source=source,
+            trigger="import-eee",
+            registry=registry,
+            collection=collection,
+            allow_provisional=True,
+            identity_from="id",
+            after_load=after_load,
+            details={"root": str(root), "collection": collection, "files_unchanged": reader.skipped},
+        )
+        if not items and reader.skipped:
+            result = record_run(wh, ctx, "unchanged", [])
+        else:
+            plan = LoadPlan(
                 entries=reader.entries,
                 items=lambda items=items: items,
-                collection=collection,
-                allow_provisional=True,
-                details={"root": str(root), "collection": collection},
-                after_load=after_load,
+                replace_source=stale,
+                status="recanonicalised" if stale else None,
             )
-        )
+            result = run_load(wh, ctx, plan)
+        summary.runs.append(result)
+        summary.unchanged[result.run_id] = reader.skipped
     return summary

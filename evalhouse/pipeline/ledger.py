@@ -5,6 +5,10 @@ Every way data enters (refresh, a hand-run ingest, a reparse, an EEE import) goe
 one ``ingest_run`` row with counts and status, and — inside the same transaction — the records.
 A failure rolls the records back but still writes the run (status ``failed``, with the error)
 and the fetch rows, because "we fetched these bytes and could not load them" is provenance too.
+
+What a run needs to know — its source, trigger, the registry it canonicalises with, the parser
+version — travels in one :class:`RunContext`; nothing is read from a global, so the registry
+version written to ``ingest_run`` is the one the rows were canonicalised with.
 """
 
 from __future__ import annotations
@@ -14,24 +18,28 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 import duckdb
 
-from evalhouse.curation.registry import load_registry
+from evalhouse.curation.identity import IdentityFrom
+from evalhouse.curation.registry import Registry
 from evalhouse.schema.records import ParseItem
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, first_row
 from evalhouse.warehouse.decisions import record_decisions
-from evalhouse.warehouse.load import Loader, LoadReport, insert_rows
+from evalhouse.warehouse.insert import insert_rows
+from evalhouse.warehouse.load import LoadContext, Loader, LoadReport
 from evalhouse.warehouse.raw_store import RawEntry
 from evalhouse.warehouse.registry_sync import sync_registry
 
-RunStatus = Literal["completed", "partial", "failed", "unchanged"]
-#: Runs inside a load's transaction after the rows are in (the expectations checkpoint); raising
-#: rolls the load back.
+RunStatus = Literal["completed", "partial", "failed", "unchanged", "recanonicalised"]
+#: Statuses of runs that loaded rows: what "the source's current data" was built by.
+LOADING = ("completed", "partial", "recanonicalised")
+#: Runs inside a load's transaction after the rows are in (the expectations checkpoint), given the
+#: run id; raising rolls the load back.
 AfterLoad = Callable[[duckdb.DuckDBPyConnection, str], None]
 
 
@@ -43,6 +51,35 @@ class SourceRow:
     tier: int | None
     organisation: str | None
     homepage: str | None
+
+
+def new_run_id(source_key: str) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return f"{source_key}@{stamp}-{uuid.uuid4().hex[:6]}"
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """One run of one source: what it is, how its records are read, what is recorded with it."""
+
+    source: SourceRow
+    trigger: str  # refresh, ingest, reparse, import-eee
+    registry: Registry
+    parser_version: str | None = None
+    collection: str | None = None
+    allow_provisional: bool = False
+    identity_from: IdentityFrom = "name"  # which model_info field names the artefact (curation.identity)
+    after_load: AfterLoad | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    run_id: str = ""
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def __post_init__(self) -> None:
+        if not self.run_id:
+            object.__setattr__(self, "run_id", new_run_id(self.source.source_key))
+
+    def with_details(self, **details: Any) -> RunContext:
+        return replace(self, details={**self.details, **details})
 
 
 @dataclass
@@ -79,9 +116,16 @@ class RunResult:
         }
 
 
-def new_run_id(source_key: str) -> str:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return f"{source_key}@{stamp}-{uuid.uuid4().hex[:6]}"
+@dataclass(frozen=True)
+class LoadPlan:
+    """What one load reads and how it is compared with the next night's."""
+
+    entries: list[RawEntry]
+    items: Callable[[], Iterable[ParseItem]]
+    records_fp: str | None = None  # fingerprint of everything parsed (duplicates included)
+    payload_sha256: str | None = None  # default: the digest of ``entries``
+    replace_source: bool = False  # first remove the source's parsed rows (reparse)
+    status: RunStatus | None = None  # the status to record when the load succeeds (default: by counts)
 
 
 def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
@@ -108,134 +152,80 @@ def payload_digest(entries: list[RawEntry]) -> str:
 
 
 def _insert_run(
-    con: duckdb.DuckDBPyConnection,
-    result: RunResult,
-    *,
-    trigger: str,
-    started_at: datetime,
-    parser_version: str | None,
-    records_fp: str | None,
-    details: dict[str, Any],
+    con: duckdb.DuckDBPyConnection, ctx: RunContext, result: RunResult, records_fp: str | None, details: dict[str, Any]
 ) -> None:
     r = result.report
-    insert_rows(
-        con,
-        "ingest_run",
-        [
-            {
-                "run_id": result.run_id,
-                "source_key": result.source_key,
-                "trigger": trigger,
-                "started_at": started_at,
-                "finished_at": datetime.now(UTC),
-                "status": result.status,
-                "n_read": r.records_read + r.parse_failures,
-                "n_loaded": r.records_loaded,
-                "n_quarantined": r.quarantined,
-                "n_duplicate": r.records_duplicate,
-                "n_scores": r.scores_loaded,
-                "error": result.error,
-                "duration_s": result.duration_s,
-                "payload_sha256": result.payload_sha256,
-                "records_fingerprint": records_fp,
-                "parser_version": parser_version,
-                "registry_version": load_registry().version,
-                "evalhouse_version": __version__,
-                "details": json.dumps(details, default=str),
-            }
-        ],
-    )
+    row = {
+        "run_id": result.run_id,
+        "source_key": result.source_key,
+        "trigger": ctx.trigger,
+        "started_at": ctx.started_at,
+        "finished_at": datetime.now(UTC),
+        "status": result.status,
+        "n_read": r.records_read + r.parse_failures,
+        "n_loaded": r.records_loaded,
+        "n_quarantined": r.quarantined,
+        "n_duplicate": r.records_duplicate,
+        "n_scores": r.scores_loaded,
+        "error": result.error,
+        "duration_s": result.duration_s,
+        "payload_sha256": result.payload_sha256,
+        "records_fingerprint": records_fp,
+        "parser_version": ctx.parser_version,
+        "registry_version": ctx.registry.version,
+        "evalhouse_version": __version__,
+        "details": json.dumps(details, default=str),
+    }
+    insert_rows(con, "ingest_run", [row])
 
 
-def run_load(
-    wh: Warehouse,
-    *,
-    source: SourceRow,
-    trigger: str,
-    entries: list[RawEntry],
-    items: Callable[[], Iterable[ParseItem]],
-    parser_version: str | None = None,
-    collection: str | None = None,
-    allow_provisional: bool = False,
-    run_id: str | None = None,
-    details: dict[str, Any] | None = None,
-    after_load: AfterLoad | None = None,
-    records_fp: str | None = None,
-    payload_sha256: str | None = None,
-    replace_source: bool = False,
-) -> RunResult:
-    """Load ``items()`` for one source in one transaction and write the run row either way.
+def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
+    """Load ``plan.items()`` for one source in one transaction and write the run row either way.
 
     ``items`` is a thunk so a parser exception (a whole payload unreadable) is caught here and
-    turned into a ``failed`` run that keeps the fetch rows. ``after_load`` runs inside the same
-    transaction (the expectations checkpoint): raising there rolls the load back.
-    ``records_fp`` is the fingerprint of everything parsed (duplicates included), which the next
-    refresh compares against; ``replace_source`` first removes the source's parsed rows (reparse).
+    turned into a ``failed`` run that keeps the fetch rows. ``ctx.after_load`` runs inside the
+    same transaction (the expectations checkpoint): raising there rolls the load back.
     """
-    run_id = run_id or new_run_id(source.source_key)
-    started_at = datetime.now(UTC)
     t0 = time.perf_counter()
-    result = RunResult(
-        run_id,
-        source.source_key,
-        "failed",
-        payload_sha256=payload_sha256 or (payload_digest(entries) if entries else None),
-    )
+    digest = plan.payload_sha256 or (payload_digest(plan.entries) if plan.entries else None)
+    result = RunResult(ctx.run_id, ctx.source.source_key, "failed", payload_sha256=digest)
     try:
         with wh.transaction() as con:
-            register_source(con, source)
-            record_fetches(con, entries, run_id)
-            sync_registry(con)
-            if replace_source:
-                remove_parsed_rows(con, source.source_key)
+            register_source(con, ctx.source)
+            record_fetches(con, plan.entries, ctx.run_id)
+            sync_registry(con, ctx.registry)
+            if plan.replace_source:
+                remove_parsed_rows(con, ctx.source.source_key)
             loader = Loader(
                 con,
-                source_key=source.source_key,
-                run_id=run_id,
-                collection=collection,
-                allow_provisional=allow_provisional,
+                LoadContext(
+                    source_key=ctx.source.source_key,
+                    run_id=ctx.run_id,
+                    registry=ctx.registry,
+                    collection=ctx.collection,
+                    allow_provisional=ctx.allow_provisional,
+                    identity_from=ctx.identity_from,
+                ),
             )
-            raw_sha = result.payload_sha256 or "none"
-            result.report = loader.load(items(), raw_sha256=raw_sha)
+            result.report = loader.load(plan.items(), raw_sha256=digest or "none")
             result.status = _status(result.report)
             if result.status == "failed":
-                result.error = (
-                    result.error or "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
-                )
-            if result.status != "failed":
-                result.decisions = record_decisions(con, run_id)
+                result.error = _why_nothing_loaded(result.report)
+            else:
+                result.decisions = record_decisions(con, ctx.run_id)
+                result.status = plan.status or result.status
             result.duration_s = time.perf_counter() - t0
-            if after_load is not None:
-                after_load(con, run_id)
-            _insert_run(
-                con,
-                result,
-                trigger=trigger,
-                started_at=started_at,
-                parser_version=parser_version,
-                records_fp=records_fp
-                or (records_fingerprint(result.report.fingerprints) if result.report.fingerprints else None),
-                details={**(details or {}), "load": result.report.as_dict()},
+            if ctx.after_load is not None:
+                ctx.after_load(con, ctx.run_id)
+            fp = plan.records_fp or (
+                records_fingerprint(result.report.fingerprints) if result.report.fingerprints else None
             )
+            _insert_run(con, ctx, result, fp, {**ctx.details, "load": result.report.as_dict()})
         return result
     except Exception as exc:  # noqa: BLE001 - any failure of one source becomes its failed run
-        result.status = "failed"
-        result.error = f"{type(exc).__name__}: {exc}"
-        result.duration_s = time.perf_counter() - t0
         rolled_back = result.report.as_dict()
-        result.report = LoadReport()
         return record_run(
-            wh,
-            source=source,
-            trigger=trigger,
-            run_id=run_id,
-            status="failed",
-            entries=entries,
-            error=result.error,
-            duration_s=result.duration_s,
-            parser_version=parser_version,
-            details={**(details or {}), "rolled_back": rolled_back},
-            started_at=started_at,
+            wh, ctx.with_details(rolled_back=rolled_back), "failed", plan.entries, f"{type(exc).__name__}: {exc}"
         )
 
 
@@ -250,40 +240,32 @@ def remove_parsed_rows(con: duckdb.DuckDBPyConnection, source_key: str) -> None:
 
 def record_run(
     wh: Warehouse,
-    *,
-    source: SourceRow,
-    trigger: str,
-    run_id: str,
+    ctx: RunContext,
     status: RunStatus,
     entries: list[RawEntry],
-    error: str | None,
-    duration_s: float,
-    parser_version: str | None,
-    details: dict[str, Any],
-    started_at: datetime | None = None,
+    error: str | None = None,
 ) -> RunResult:
     """Record a run that loaded nothing (failed before loading, or unchanged) with its fetches."""
     result = RunResult(
-        run_id,
-        source.source_key,
+        ctx.run_id,
+        ctx.source.source_key,
         status,
         error=error,
-        duration_s=duration_s,
+        duration_s=(datetime.now(UTC) - ctx.started_at).total_seconds(),
         payload_sha256=payload_digest(entries) if entries else None,
     )
     with wh.transaction() as con:
-        register_source(con, source)
-        record_fetches(con, entries, run_id)
-        _insert_run(
-            con,
-            result,
-            trigger=trigger,
-            started_at=started_at or datetime.now(UTC),
-            parser_version=parser_version,
-            records_fp=None,
-            details=details,
-        )
+        register_source(con, ctx.source)
+        record_fetches(con, entries, ctx.run_id)
+        _insert_run(con, ctx, result, None, ctx.details)
     return result
+
+
+def _why_nothing_loaded(report: LoadReport) -> str:
+    if report.records_read == 0 and report.parse_failures == 0:
+        return "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
+    reasons = ", ".join(f"{n} × {r}" for r, n in report.reasons.most_common(3))
+    return f"nothing loaded: all {report.records_read + report.parse_failures} items were quarantined ({reasons})"
 
 
 def _status(report: LoadReport) -> RunStatus:
@@ -296,20 +278,54 @@ def _status(report: LoadReport) -> RunStatus:
     return "completed"
 
 
-def last_completed_run(con: duckdb.DuckDBPyConnection, source_key: str) -> dict[str, Any] | None:
-    """The newest run of ``source_key`` that loaded data (completed or partial)."""
+@dataclass(frozen=True)
+class LastRun:
+    """The newest run of a source that loaded rows: what tonight's payload is compared against."""
+
+    run_id: str
+    payload_sha256: str | None
+    records_fingerprint: str | None
+    registry_version: str | None
+    finished_at: datetime | None
+
+
+def last_loading_run(con: duckdb.DuckDBPyConnection, source_key: str) -> LastRun | None:
+    """The newest run of ``source_key`` that loaded data (completed, partial or recanonicalised)."""
     row = first_row(
         con,
-        "SELECT run_id, payload_sha256, records_fingerprint, finished_at FROM ingest_run"
-        " WHERE source_key = ? AND status IN ('completed', 'partial')"
+        "SELECT run_id, payload_sha256, records_fingerprint, registry_version, finished_at FROM ingest_run"
+        " WHERE source_key = ? AND status IN ('completed', 'partial', 'recanonicalised')"
         " ORDER BY finished_at DESC LIMIT 1",
         [source_key],
     )
-    if row is None:
+    return None if row is None else LastRun(*row)
+
+
+def loaded_payloads(con: duckdb.DuckDBPyConnection, source_key: str) -> frozenset[str]:
+    """Hashes of every payload of ``source_key`` already accounted for: read by a run that loaded
+    rows, or quarantined (a run that refused everything still committed its quarantine rows; a
+    rolled-back run's payloads are not here, so they are read again)."""
+    found = con.execute(
+        "SELECT DISTINCT r.sha256 FROM raw_snapshot r JOIN ingest_run i USING (run_id)"
+        " WHERE r.source_key = $1 AND i.status IN ('completed', 'partial', 'recanonicalised')"
+        " UNION SELECT DISTINCT raw_sha256 FROM quarantine WHERE source_key = $1 AND raw_sha256 IS NOT NULL",
+        [source_key],
+    ).fetchall()
+    return frozenset(sha for (sha,) in found)
+
+
+def checkpoint(skip: bool = False) -> AfterLoad | None:
+    """The expectations checkpoint to run inside each load (None when ``skip``).
+
+    great-expectations takes seconds to import, so it is imported at the first load that needs
+    it: a night on which every source is unchanged never pays for it.
+    """
+    if skip:
         return None
-    return {
-        "run_id": row[0],
-        "payload_sha256": row[1],
-        "records_fingerprint": row[2],
-        "finished_at": row[3],
-    }
+
+    def run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+        from evalhouse.warehouse.expectations import checkpoint_after_load  # noqa: PLC0415 - seconds to import
+
+        checkpoint_after_load(con, run_id)
+
+    return run

@@ -13,14 +13,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from evalhouse.config import raw_store_path
-from evalhouse.pipeline.ledger import RunResult
-from evalhouse.pipeline.refresh import ingest_file
+from evalhouse.errors import RunFailed
+from evalhouse.pipeline.ingest_file import ingest_file
+from evalhouse.pipeline.ledger import RunResult, checkpoint
+from evalhouse.pipeline.refresh import RefreshOptions
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
 
-class IngestFailed(RuntimeError):
-    pass
+class IngestFailed(RunFailed):
+    """The pinned payload a reproduction needs could not be ingested."""
 
 
 @contextmanager
@@ -30,13 +32,9 @@ def ingested(
     """Open ``db`` (or a temporary warehouse), ingest ``location`` with ``source_key``'s parser."""
     with tempfile.TemporaryDirectory(prefix="evalhouse-scratch-") as tmp:
         path = Path(db) if db is not None else Path(tmp) / "scratch.duckdb"
-        after_load = None
-        if validate:
-            from evalhouse.warehouse.expectations import checkpoint_after_load
-
-            after_load = checkpoint_after_load
+        options = RefreshOptions(after_load=checkpoint(skip=not validate))
         with Warehouse.open(path) as wh:
-            result = ingest_file(wh, RawStore(raw_store_path(path)), source_key, str(location), after_load=after_load)
+            result = ingest_file(wh, RawStore(raw_store_path(path)), source_key, str(location), options)
             if result.status == "failed":
                 raise IngestFailed(f"ingesting {location} with {source_key} failed: {result.error}")
             yield wh, result

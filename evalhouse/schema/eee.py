@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from evalhouse.errors import InputError
+
 SCHEMA_VERSION = "0.3.0"
 
 SourceType = Literal["documentation", "evaluation_run"]
@@ -33,7 +35,7 @@ Bound = float | Literal["Infinity", "-Infinity"] | None
 StrMap = dict[str, str]
 
 
-class SchemaVersionError(ValueError):
+class SchemaVersionError(InputError):
     """A record declares a schema version evalhouse does not read."""
 
 

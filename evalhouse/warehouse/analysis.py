@@ -17,7 +17,7 @@ import duckdb
 import pandas as pd
 
 from evalhouse.schema.analysis import AnalysisRecord
-from evalhouse.warehouse.load import insert_rows
+from evalhouse.warehouse.insert import insert_rows
 
 RESULT_TABLES = (
     "analysis_quantity",

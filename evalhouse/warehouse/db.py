@@ -25,20 +25,10 @@ from typing import IO, Any, Self
 
 import duckdb
 
+from evalhouse.errors import MigrationError, WarehouseError, WarehouseLocked
+
 MIGRATION_RE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 DEPENDS_RE = re.compile(r"^--\s*depends:\s*(.*)$", re.MULTILINE)
-
-
-class WarehouseError(RuntimeError):
-    """A problem with the warehouse file itself (lock, migrations, version)."""
-
-
-class WarehouseLocked(WarehouseError):
-    pass
-
-
-class MigrationError(WarehouseError):
-    pass
 
 
 @dataclass(frozen=True)

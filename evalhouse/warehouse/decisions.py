@@ -12,7 +12,9 @@ import json
 
 import duckdb
 
+from evalhouse.common.choices import require_choice
 from evalhouse.common.resources import read_sql
+from evalhouse.errors import WarehouseError
 from evalhouse.warehouse.db import first_row
 
 POLICIES = ("prefer-independent", "prefer-first-party", "prefer-tier", "mean", "latest")
@@ -22,6 +24,7 @@ def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None) -> dict
     """Insert new conflict-resolution and canonical-metric decisions; returns how many of each."""
     counts = {}
     for kind, script in (
+        ("supersession", "record_supersessions.sql"),
         ("conflict_resolution", "record_conflicts.sql"),
         ("canonical_metric", "record_metric_choices.sql"),
     ):
@@ -32,10 +35,17 @@ def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None) -> dict
     return counts
 
 
+def current_policy(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The conflict policy in force: ``{"policy", "updated_at", "reason"}``."""
+    row = first_row(con, read_sql("evalhouse.warehouse", "current_policy.sql"))
+    if row is None:
+        raise WarehouseError("the warehouse has no conflict_policy setting; run 'evalhouse migrate'")
+    return {"policy": row[0], "updated_at": str(row[1]), "reason": row[2]}
+
+
 def set_policy(con: duckdb.DuckDBPyConnection, policy: str, reason: str) -> None:
     """Choose the conflict policy the canonical view applies (recorded as a decision)."""
-    if policy not in POLICIES:
-        raise ValueError(f"unknown conflict policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    require_choice(policy, POLICIES, "conflict policy")
     con.execute(
         "UPDATE curation_setting SET value = ?, updated_at = now(), reason = ? WHERE key = 'conflict_policy'",
         [policy, reason],

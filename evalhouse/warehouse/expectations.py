@@ -54,7 +54,8 @@ import duckdb
 
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.canonicalise import EPSILON
-from evalhouse.warehouse.load import insert_rows
+from evalhouse.errors import RunFailed
+from evalhouse.warehouse.insert import insert_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,7 +69,7 @@ EXAMPLES = 20
 PARAM_RE = re.compile(r"\$([a-z_][a-z0-9_]*)")
 
 
-class ValidationFailed(RuntimeError):
+class ValidationFailed(RunFailed):
     """An error-level expectation failed; raised inside a load so the load rolls back."""
 
     def __init__(self, message: str, summary: ValidationSummary) -> None:
@@ -274,8 +275,9 @@ def _gx() -> _GxSet:
 def _new_context() -> Any:
     """An in-memory context that draws no progress bars (they would litter every load's stderr)."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
-    import great_expectations as gx
-    from great_expectations.data_context.types.base import (
+    # great-expectations takes seconds to import: only the first validation of a process pays
+    import great_expectations as gx  # noqa: PLC0415
+    from great_expectations.data_context.types.base import (  # noqa: PLC0415
         DataContextConfig,
         InMemoryStoreBackendDefaults,
         ProgressBarsConfig,
@@ -294,7 +296,7 @@ def _checkpoint(context: Any, source: Any, frame: Frame) -> Checkpoint:
 
     A checkpoint hands the same dataframe to all its validation definitions, hence one per frame.
     """
-    import great_expectations as gx
+    import great_expectations as gx  # noqa: PLC0415 - seconds to import, see _context
 
     batch = source.add_dataframe_asset(frame.name).add_batch_definition_whole_dataframe(frame.name)
     definitions = []
@@ -322,8 +324,8 @@ def _checkpoint(context: Any, source: Any, frame: Frame) -> Checkpoint:
 
 def _expectation(check: Check) -> Any:
     """The GE expectation of a check; ``meta`` carries our names back through GE's results."""
-    import great_expectations.expectations as gxe
-    from great_expectations.expectations.metadata_types import FailureSeverity
+    import great_expectations.expectations as gxe  # noqa: PLC0415 - seconds to import, see _context
+    from great_expectations.expectations.metadata_types import FailureSeverity  # noqa: PLC0415
 
     severity = FailureSeverity.WARNING if check.level == "warning" else FailureSeverity.CRITICAL
     return getattr(gxe, check.gx_type)(

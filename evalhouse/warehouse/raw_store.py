@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evalhouse.errors import RunFailed
+
 EXTENSIONS = {
     "application/json": ".json",
     "text/csv": ".csv",
@@ -35,8 +37,8 @@ EXTENSIONS = {
 }
 
 
-class RawStoreError(RuntimeError):
-    pass
+class RawStoreError(RunFailed):
+    """The raw store cannot hold or return bytes as asked (missing, corrupted, unwritable)."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,7 @@ class RawStore:
     def manifest_path(self) -> Path:
         return self.root / "manifest.jsonl"
 
-    def put(
+    def put(  # noqa: PLR0913 - the keyword-only arguments are the columns of a raw_snapshot row
         self,
         data: bytes,
         *,

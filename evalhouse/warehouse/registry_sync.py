@@ -11,7 +11,7 @@ import duckdb
 
 from evalhouse.curation.registry import Registry, load_registry, normalise_alias
 from evalhouse.warehouse.db import first_row
-from evalhouse.warehouse.load import insert_rows
+from evalhouse.warehouse.insert import insert_rows
 
 REGISTRY_SETTING = "registry_version"
 

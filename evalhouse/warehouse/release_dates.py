@@ -9,13 +9,16 @@ the reason for overriding them stay side by side.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 import duckdb
 
-from evalhouse.curation.model_names import resolve
-from evalhouse.warehouse.load import insert_rows
+from evalhouse.curation.names import resolve
+from evalhouse.curation.registry import load_registry
+from evalhouse.errors import InputError, NotFound
+from evalhouse.warehouse.insert import insert_rows
 
 Precision = Literal["day", "month", "year"]
 EARLIEST = date(2015, 1, 1)
@@ -34,7 +37,7 @@ def find_base_models(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     found = sorted(r[0] for r in rows)
     if found:
         return found
-    key = resolve(name).base_model
+    key = resolve(name, load_registry()).base_model
     return [r[0] for r in con.execute("SELECT base_model_id FROM base_model WHERE base_model_id = ?", [key]).fetchall()]
 
 
@@ -66,26 +69,28 @@ def conflicts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
 
 
-def correct(
-    con: duckdb.DuckDBPyConnection,
-    base_model_id: str,
-    day: date,
-    *,
-    reason: str,
-    precision: Precision = "day",
-    url: str | None = None,
-    recorded_by: str = "curator",
-) -> str:
+@dataclass(frozen=True)
+class Correction:
+    """A curator's release date for a base model: the date, why, how precise, where to check."""
+
+    day: date
+    reason: str
+    precision: Precision = "day"
+    url: str | None = None
+    recorded_by: str = "curator"
+
+
+def correct(con: duckdb.DuckDBPyConnection, base_model_id: str, fix: Correction) -> str:
     """Add a manual correction (never an overwrite); returns its evidence id."""
-    if not reason.strip():
-        raise ValueError("a correction needs a reason")
-    if day > datetime.now(UTC).date() or day < EARLIEST:
-        raise ValueError(f"release date {day} is outside [{EARLIEST}, today]")
+    if not fix.reason.strip():
+        raise InputError("a correction needs a reason")
+    if fix.day > datetime.now(UTC).date() or fix.day < EARLIEST:
+        raise InputError(f"release date {fix.day} is outside [{EARLIEST}, today]")
     known = con.execute("SELECT count(*) FROM base_model WHERE base_model_id = ?", [base_model_id]).fetchall()[0][0]
     if not known:
-        raise ValueError(f"unknown base model {base_model_id!r}")
+        raise NotFound(f"unknown base model {base_model_id!r}")
     stamp = datetime.now(UTC)
-    evidence_id = hashlib.sha256(f"{base_model_id}|{day}|manual|{stamp.isoformat()}".encode()).hexdigest()[:20]
+    evidence_id = hashlib.sha256(f"{base_model_id}|{fix.day}|manual|{stamp.isoformat()}".encode()).hexdigest()[:20]
     insert_rows(
         con,
         "release_date_evidence",
@@ -94,18 +99,39 @@ def correct(
                 "evidence_id": evidence_id,
                 "config_id": None,
                 "base_model_id": base_model_id,
-                "date": day,
-                "precision": precision,
+                "date": fix.day,
+                "precision": fix.precision,
                 "kind": "manual_correction",
                 "source_key": None,
-                "url": url,
+                "url": fix.url,
                 "raw_sha256": None,
                 "lower_bound": False,
                 "verification": "verified",
-                "reason": reason,
-                "recorded_by": recorded_by,
+                "reason": fix.reason,
+                "recorded_by": fix.recorded_by,
                 "recorded_at": stamp,
             }
         ],
     )
     return evidence_id
+
+
+def dates_report(con: duckdb.DuckDBPyConnection, model: str) -> list[dict[str, Any]]:
+    """For each base model ``model`` may mean: the chosen date and every evidence row.
+
+    Raises :class:`NotFound` when no base model matches.
+    """
+    found = find_base_models(con, model)
+    if not found:
+        raise NotFound(f"no base model matches {model!r}; try 'evalhouse audit model {model}' or a base model id")
+    return [{"base_model": b, "chosen": chosen(con, b), "evidence": evidence(con, b)} for b in found]
+
+
+def correct_model(con: duckdb.DuckDBPyConnection, model: str, fix: Correction) -> str:
+    """A correction for the one base model ``model`` names (ambiguous or unknown names are input errors)."""
+    found = find_base_models(con, model)
+    if not found:
+        raise NotFound(f"no base model matches {model!r}")
+    if len(found) > 1:
+        raise InputError(f"{model!r} matches several base models ({', '.join(found)}); name one")
+    return correct(con, found[0], fix)

@@ -33,6 +33,7 @@ import pandas as pd
 
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.registry import load_registry
+from evalhouse.errors import InputError
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, views
 from evalhouse.warehouse.eee_export import export_tree
@@ -54,7 +55,7 @@ EXCLUDED = {
 EXCLUDED_PREFIXES = ("_", "analysis_")
 
 
-class SnapshotError(RuntimeError):
+class SnapshotError(InputError):
     """A snapshot that cannot be created, read or trusted; the message names the problem."""
 
 

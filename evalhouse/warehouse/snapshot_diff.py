@@ -29,7 +29,7 @@ from evalhouse.warehouse.snapshot import (
     scalar,
 )
 
-CELL_KEY = ("config_id", "benchmark_id", "metric_id", "setup_key")
+CELL_KEY = ("config_id", "benchmark_id", "subset_key", "metric_id", "metric_params_key", "setup_key")
 SUBSET = "A ⊂ B, all shared cells unchanged"
 EQUAL = "A = B on cells: none added, removed or changed"
 

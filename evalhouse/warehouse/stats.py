@@ -10,6 +10,7 @@ COUNTS = {
     "sources": "SELECT count(*) FROM source",
     "evaluations": "SELECT count(*) FROM evaluation",
     "scores": "SELECT count(*) FROM score",
+    "scores_current": "SELECT count(*) FROM v_score_current",
     "models": "SELECT count(*) FROM model_config",
     "base_models": "SELECT count(*) FROM base_model",
     "benchmarks": "SELECT count(DISTINCT benchmark_id) FROM score",

@@ -83,8 +83,8 @@ def test_models_resolve_json_for_any_name() -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert set(data) == {"input", "source", "configuration", "base_model", "family", "flags"}
-    assert data["base_model"] == "gpt 5" and data["flags"]["effort"] == "high"
+    assert {"input", "source", "developer", "configuration", "base_model", "family", "flags"} <= set(data)
+    assert data["base_model"] == "openai/gpt-5" and data["flags"]["effort"] == "high"
     aa = json.loads(runner.invoke(app, ["models", "resolve", "GPT-5 (high)", "--json"]).stdout)
     assert aa["base_model"] == data["base_model"]
     ours = json.loads(runner.invoke(app, ["models", "resolve", "Ours", "--source", "paper-x", "--json"]).stdout)

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from evalhouse.cli import _root, equate_commands
 from evalhouse.ingest.pinned import epoch_zip
-from evalhouse.pipeline.refresh import ingest_file
+from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
@@ -98,14 +98,16 @@ def test_equate_hub_writes_theta_for_every_model_and_agrees_with_eci(epoch_db: P
     result = run("--db", epoch_db, "analyze", "equate-hub", "--json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    # Every configuration the hub scored on some benchmark's canonical metric (a row with only
-    # sub-scores, e.g. FictionLiveBench at 8k context, is not in the matrix), fitted or not.
+    # Every configuration the hub itself scored on some non-composite benchmark's canonical metric
+    # (its own rows only: another source's row for the same cell never enters), fitted or not.
     configs = {
         r[0]
         for r in query(
             epoch_db,
-            "SELECT DISTINCT config_id FROM v_matrix_long WHERE config_id IN"
-            " (SELECT config_id FROM v_score_current WHERE source_key = 'epoch-benchmarks')",
+            "SELECT DISTINCT s.config_id FROM v_score_current s"
+            " JOIN v_benchmark_metric bm ON bm.benchmark_id = s.benchmark_id AND bm.metric_id = s.metric_id"
+            " JOIN benchmark b ON b.benchmark_id = s.benchmark_id"
+            " WHERE s.source_key = 'epoch-benchmarks' AND NOT b.is_composite AND s.value IS NOT NULL",
         )
     }
     models = {m["model"]: m for m in out["models"]}

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from evalhouse.cli import analytics, app
 from evalhouse.config import raw_store_path
 from evalhouse.ingest.pinned import epoch_zip
-from evalhouse.pipeline.refresh import ingest_file
+from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 from evalhouse.warehouse.snapshot import create_snapshot

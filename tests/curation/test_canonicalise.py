@@ -132,13 +132,21 @@ def test_registry_refuses_inconsistent_files() -> None:
     devs = {"version": 1, "developers": []}
     kinds = {"version": 1, "kinds": []}
     with pytest.raises(RegistryError) as info:
-        build_registry(metrics, units, benches, devs, kinds)
+        build_registry(
+            {
+                "metrics.yaml": metrics,
+                "units.yaml": units,
+                "benchmarks.yaml": benches,
+                "developers.yaml": devs,
+                "evidence_kinds.yaml": kinds,
+            }
+        )
     assert "unknown unit 'nope'" in str(info.value) and "unknown family 'missing'" in str(info.value)
 
 
 def test_every_metric_unit_and_registry_version_is_recorded() -> None:
-    assert set(REG.versions) == {"metrics", "units", "benchmarks", "developers", "evidence_kinds"}
-    assert REG.version.count("@") == 5 and "#" in REG.version
+    assert set(REG.versions) == {"metrics", "units", "benchmarks", "developers", "evidence_kinds", "model_tokens"}
+    assert REG.version.count("@") == 6 and "#" in REG.version
 
 
 finite = st.floats(min_value=-1e9, max_value=1e9, allow_nan=False)

@@ -107,8 +107,10 @@ def test_reimport_adds_nothing_and_logs_each_duplicate(
     summary = import_tree(wh, tree, store)
     assert wh.scalar("SELECT count(*) FROM evaluation") == 1
     assert wh.scalar("SELECT count(*) FROM score") == 1
-    assert summary.runs[0].report.records_duplicate == 2
-    assert wh.scalar("SELECT count(*) FROM curation_decision WHERE kind = 'exact_duplicate'") == 2
+    # The first file's bytes were loaded before: skipped unread. The re-scrape is a duplicate.
+    assert summary.as_dict()["files_unchanged"] == 1
+    assert summary.runs[0].report.records_duplicate == 1
+    assert wh.scalar("SELECT count(*) FROM curation_decision WHERE kind = 'exact_duplicate'") == 1
 
 
 def test_bad_files_are_quarantined_and_the_rest_load(
@@ -133,18 +135,24 @@ def test_bad_files_are_quarantined_and_the_rest_load(
     summary = import_tree(wh, tree, store)
     run = summary.runs[0]
     assert run.status == "partial"
-    assert run.report.records_loaded == 2 and summary.quarantined == 5
+    # the 0.2.0 record is migrated, not refused; the other five are quarantined
+    assert run.report.records_loaded == 3 and run.report.records_migrated == 1 and summary.quarantined == 4
     rows = wh.con.execute("SELECT locator, reason, raw_sha256 FROM quarantine ORDER BY locator").fetchall()
     by_dir = {loc.split("/")[3]: reason for loc, reason, _ in rows}
     assert "not readable as JSON" in by_dir["notjson"]
     assert "empty file" in by_dir["empty"]
-    assert "'0.2.0'" in by_dir["legacy"] and "0.3.0" in by_dir["legacy"]
+    assert "legacy" not in by_dir
+    assert wh.scalar("SELECT migrated_from FROM evaluation WHERE migrated_from IS NOT NULL") == "0.2.0"
     assert "NaN" in by_dir["nan"]
     assert "eval_library" in by_dir["invalid"]
     assert all(sha for *_, sha in rows), "every quarantined file names the raw bytes it came from"
     # the hostile id is stored verbatim and the score table is intact
     assert wh.scalar("SELECT model_source_id FROM evaluation WHERE model_name = ?", [HOSTILE]) == HOSTILE
-    assert wh.scalar("SELECT count(*) FROM score") == 2
+    legacy_scores = wh.scalar(
+        "SELECT count(*) FROM score JOIN evaluation USING (evaluation_id) WHERE migrated_from IS NOT NULL"
+    )
+    assert legacy_scores == len(legacy["evaluation_results"])
+    assert wh.scalar("SELECT count(*) FROM score") == 2 + legacy_scores
     assert (
         store.get(wh.scalar("SELECT raw_sha256 FROM evaluation WHERE model_source_id = ?", [HOSTILE]))
         == hostile.read_bytes()

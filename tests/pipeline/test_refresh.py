@@ -22,6 +22,8 @@ from evalhouse.ingest.catalog import catalog
 from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.pinned import AA_CSV, EPOCH_DIR, epoch_zip, mirror_from_shared
 from evalhouse.pipeline import refresh as R
+from evalhouse.pipeline.ingest_file import ingest_file
+from evalhouse.pipeline.reparse import reparse
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
@@ -58,7 +60,10 @@ def csv_rows(path: Path) -> int:
 
 
 def run(wh: Warehouse, store: RawStore, srv, keys: list[str] | None = None):
-    return {r.source_key: r for r in R.refresh(wh, store, keys, mirror=f"{srv.url}/m", client_factory=fast_client)}
+    return {
+        r.source_key: r
+        for r in R.refresh(wh, store, keys, R.RefreshOptions(mirror=f"{srv.url}/m", client_factory=fast_client))
+    }
 
 
 def counts_by_file(wh: Warehouse) -> dict[str, int]:
@@ -291,9 +296,9 @@ def test_an_api_body_that_is_html_fails_the_source(
                 wh,
                 store,
                 ["artificial-analysis"],
-                mirror=f"{srv.url}/m",
-                client_factory=fast_client,
-                env={"EVALHOUSE_AA_API_KEY": "secret-key-123"},
+                R.RefreshOptions(
+                    mirror=f"{srv.url}/m", client_factory=fast_client, env={"EVALHOUSE_AA_API_KEY": "secret-key-123"}
+                ),
             )
         }
         assert srv.requests_for(api)
@@ -305,13 +310,13 @@ def test_an_api_body_that_is_html_fails_the_source(
 
 
 def test_ingest_a_local_file_and_reparse(wh: Warehouse, store: RawStore, shared: Path) -> None:
-    result = R.ingest_file(wh, store, "artificial-analysis", str(shared / AA_CSV))
+    result = ingest_file(wh, store, "artificial-analysis", str(shared / AA_CSV))
     assert result.status == "completed" and result.report.records_loaded == 548
     fetch = wh.con.execute("SELECT url, sha256 FROM raw_snapshot WHERE run_id = ?", [result.run_id]).fetchone()
     assert fetch[0].startswith("file://") and store.get(fetch[1]) == (shared / AA_CSV).read_bytes()
     scores = wh.scalar("SELECT count(*) FROM score")
     wh.con.execute("DELETE FROM score WHERE benchmark_id = 'gpqa_diamond'")  # a parser bug's damage
-    again = R.reparse(wh, store, "artificial-analysis")
+    again = reparse(wh, store, "artificial-analysis")
     assert again.status == "completed", again.error
     assert wh.scalar("SELECT count(*) FROM score") == scores
     assert wh.scalar("SELECT count(*) FROM evaluation") == 548  # rebuilt, not duplicated
@@ -325,7 +330,7 @@ def test_offline_refresh_fails_cleanly_and_says_how_to_replay(tmp_path: Path) ->
         return HttpClient(mirror="http://127.0.0.1:9", max_retries=0, **FAST)
 
     with Warehouse.open(tmp_path / "w.duckdb") as wh:
-        results = R.refresh(wh, RawStore(tmp_path / "raw"), env={}, client_factory=offline)
+        results = R.refresh(wh, RawStore(tmp_path / "raw"), None, R.RefreshOptions(env={}, client_factory=offline))
         assert wh.scalar("SELECT count(*) FROM ingest_run WHERE status = 'failed'") == 2
     assert [r.status for r in results] == ["failed", "failed"]
     assert all("connection" in r.error and "make mirror" in r.error and "MIRROR=" in r.error for r in results)

@@ -3,6 +3,7 @@ through the CLI (a score's chain, a model by its source id and by its name, the 
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import shutil
@@ -49,8 +50,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = root / "w.duckdb"
     with Warehouse.open(db) as wh:
         assert import_tree(wh, tree, RawStore(raw_store_path(db))).quarantined == 0
-        # A re-import of the same records is skipped as exact duplicates (one decision each).
-        import_tree(wh, tree, RawStore(raw_store_path(db)))
+        # A re-import skips the unchanged files unread; a re-scrape of zephyr (only the fetch time
+        # differs) is an exact duplicate with a decision.
+        again = copy.deepcopy(RECORDS[0])
+        again["retrieved_timestamp"] = "1760000000"
+        again["evaluation_id"] = "c/org/zephyr-7b-alpha/1760000000"
+        (tree / "data" / "c" / "org" / "zephyr-7b-alpha" / f"{uuid.uuid4()}.json").write_text(json.dumps(again))
+        summary = import_tree(wh, tree, RawStore(raw_store_path(db)))
+        assert summary.as_dict()["files_unchanged"] == len(RECORDS) and summary.runs[0].report.records_duplicate == 1
     return root
 
 
@@ -94,7 +101,7 @@ def test_a_score_chain_reaches_the_bytes(wh: Warehouse, db: Path) -> None:
     assert raw["bytes"]["status"] == "ok" and raw["storage_path"].startswith(raw["sha256"][:2] + "/")
     assert raw["record_locator"].startswith("data/c/org/zephyr-7b-alpha/")
     assert raw["score_locator"] == f"{raw['record_locator']} / evaluation_results[0]"
-    assert len(raw["fetches"]) == 2  # imported twice: the same bytes, two fetches
+    assert len(raw["fetches"]) == 1  # the unchanged file was not fetched again on re-import
     steps = chain["canonicalisation"]["steps"]
     assert "benchmark 'demo_bench' -> c.demo_bench (provisional)" in steps
     assert any("61.5 percent -> 0.615 proportion" in step for step in steps)
@@ -113,15 +120,15 @@ def test_a_score_chain_reaches_the_bytes(wh: Warehouse, db: Path) -> None:
 def test_a_conflict_resolution_of_the_cell_is_listed(db: Path) -> None:
     with Warehouse.open(db) as wh:
         score_id = zephyr_score(wh)
-        cell = wh.con.execute(
-            "SELECT config_id, benchmark_id, metric_id, setup_key FROM score WHERE score_id = ?", [score_id]
-        ).fetchall()[0]
-        subject = dict(zip(("config_id", "benchmark_id", "metric_id", "setup_key"), cell, strict=True))
+        (cell_id,) = wh.con.execute("SELECT cell_id FROM v_cell_candidates WHERE score_id = ?", [score_id]).fetchall()[
+            0
+        ]
+        subject = {"cell_id": cell_id}
         wh.con.execute(
             "INSERT INTO curation_decision (kind, rule, subject, detail) VALUES"
             " ('conflict_resolution', 'policy prefer-independent', ?, '{}'),"
             " ('conflict_resolution', 'policy mean', ?, '{}')",
-            [json.dumps(subject), json.dumps(subject | {"setup_key": "shots=5"})],
+            [json.dumps(subject), json.dumps({"cell_id": "another cell"})],
         )
         chain = score_chain(wh.con, score_id)
     rules = [d["rule"] for d in chain["decisions"] if d["kind"] == "conflict_resolution"]
@@ -140,7 +147,7 @@ def test_audit_score_cli_prints_url_sha256_locator_and_steps(wh: Warehouse, db: 
     as_json = runner.invoke(cli(), ["--db", str(db), "audit", "score", str(score_id), "--json"])
     assert json.loads(as_json.stdout)["raw"]["sha256"] == chain["raw"]["sha256"]
     missing = runner.invoke(cli(), ["--db", str(db), "audit", "score", "999999"])
-    assert missing.exit_code == 1 and "no score with id 999999" in missing.output
+    assert missing.exit_code == 2 and "no score with id 999999" in missing.output  # unknown id: bad input
 
 
 def test_audit_model_by_source_id_and_by_name(wh: Warehouse, db: Path) -> None:
@@ -153,15 +160,18 @@ def test_audit_model_by_source_id_and_by_name(wh: Warehouse, db: Path) -> None:
     one = model_report(wh.con, "Otter 13B", benchmark="other_bench")  # by the raw benchmark name
     assert [s["raw_value"] for s in one["scores"]] == [44.0]
     assert one["release_dates"] and one["scores"][0]["url"].startswith("file://")
-    # A spelling no table holds resolves through the model-name rules to the base model.
-    fuzzy = model_report(wh.con, "zephyr-7b-alpha-instruct")
-    assert fuzzy["matched_by"].startswith("name rules") and len(fuzzy["scores"]) == 1
+    # A spelling no table holds resolves through the identity rules to the base model; an
+    # instruction-tuned name is another model and does not.
+    fuzzy = model_report(wh.con, "Zephyr 7B alpha (Reasoning)")
+    assert fuzzy["matched_by"].startswith("identity rules") and len(fuzzy["scores"]) == 1
+    with pytest.raises(AuditError, match="no model matches"):
+        model_report(wh.con, "zephyr-7b-alpha-instruct")
     with pytest.raises(AuditError, match="no model matches"):
         model_report(wh.con, "no-such-model-anywhere")
     wh.close()
     result = runner.invoke(cli(), ["--db", str(db), "audit", "model", "org/otter-13b", "--benchmark", "demo_bench"])
     assert result.exit_code == 0, result.output
-    assert "matched by source_model_id" in result.stdout and "55" in result.stdout
+    assert "matched by config_id" in result.stdout and "55" in result.stdout  # a repo id is its config id
     as_json = json.loads(runner.invoke(cli(), ["--db", str(db), "audit", "model", "Otter 13B", "--json"]).stdout)
     assert len(as_json["scores"]) == 2
 

@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 from eee_records import eee_record, write_tree
 
+from evalhouse.curation.registry import load_registry
 from evalhouse.pipeline.import_eee import import_tree
-from evalhouse.pipeline.ledger import SourceRow, run_load
+from evalhouse.pipeline.ledger import LoadPlan, RunContext, SourceRow, run_load
 from evalhouse.schema.records import ParsedRecord
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.expectations import (
@@ -26,7 +27,7 @@ from evalhouse.warehouse.expectations import (
     run_checkpoint,
     validate_frames,
 )
-from evalhouse.warehouse.load import insert_rows
+from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.raw_store import RawStore
 
 N_MODELS = 6
@@ -236,10 +237,11 @@ def load(wh: Warehouse, store: RawStore, records: list[dict[str, Any]], source_k
         entries.append(entry)
         items.append(ParsedRecord(record=rec, locator=f"load/{i}.json", raw_sha256=entry.sha256))
     source = SourceRow(source_key, "EEE datastore collection c", "eee_datastore", None, None, None)
-    return run_load(
-        wh, source=source, trigger="test", entries=entries, items=lambda: items, collection="c",
-        allow_provisional=True, after_load=checkpoint_after_load,
+    ctx = RunContext(
+        source=source, trigger="test", registry=load_registry(), collection="c",
+        allow_provisional=True, identity_from="id", after_load=checkpoint_after_load,
     )  # fmt: skip
+    return run_load(wh, ctx, LoadPlan(entries=entries, items=lambda: items))
 
 
 def test_a_clean_load_passes_and_commits_its_validation_results(wh: Warehouse, tmp_path: Path) -> None:
@@ -266,14 +268,16 @@ def test_a_failing_checkpoint_rolls_the_load_back_and_records_why(wh: Warehouse,
     assert failed == [("release_dates.release_date_not_before_2015",)]
 
 
-def test_a_renamed_model_is_a_new_configuration_not_an_orphan(wh: Warehouse, tmp_path: Path) -> None:
-    """A source renames a model between runs (same identifier, new display name): the name is part
-    of a source row's identity, so the old configuration keeps its scores and nothing is orphaned;
-    a re-reported value under the same name supersedes the old one instead."""
+def test_a_renamed_model_keeps_both_rows_and_is_no_orphan(wh: Warehouse, tmp_path: Path) -> None:
+    """A datastore renames a model's display name between runs (same repository id): the artefact,
+    so the configuration, is the same, but the name is part of a source row's identity, so the old
+    row is not superseded (both stay candidates of the cell) and nothing is orphaned; a value
+    re-reported under the same name supersedes the old one."""
     store = RawStore(tmp_path / "w.raw")
     assert load(wh, store, [record_for("org/alpha", 0.3, name="alpha-v1")]).status == "completed"
     assert load(wh, store, [record_for("org/alpha", 0.35, name="alpha-v2")]).status == "completed"
-    assert wh.scalar("SELECT count(DISTINCT config_id) FROM v_score_current WHERE config_id LIKE 'alpha%'") == 2
+    assert wh.scalar("SELECT count(DISTINCT config_id) FROM v_score_current WHERE config_id LIKE 'org/alpha%'") == 1
+    assert wh.scalar("SELECT count(*) FROM v_score_current WHERE config_id LIKE 'org/alpha%'") == 2
     assert load(wh, store, [record_for("org/alpha", 0.4, name="alpha-v2")]).status == "completed"
     current = wh.con.execute(
         "SELECT value FROM v_score_current s JOIN evaluation e USING (evaluation_id) WHERE e.model_name = 'alpha-v2'"

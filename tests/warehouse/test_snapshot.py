@@ -370,7 +370,7 @@ def test_open_cli_lists_tables_and_runs_sql(built: tuple[Path, Path]) -> None:
     assert result.exit_code == 0, result.output
     assert [r["n"] for r in json.loads(result.stdout)] == [2, 2, 1]
     result = cli_invoke(["snapshot", "open", str(s1), "--sql", "SELECT * FROM nowhere"])
-    assert result.exit_code == 1 and "nowhere" in result.output
+    assert result.exit_code == 2 and "nowhere" in result.output  # a bad query is bad input
 
 
 def test_the_readme_duckdb_call_reads_a_local_snapshot(built: tuple[Path, Path]) -> None:

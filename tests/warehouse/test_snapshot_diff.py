@@ -45,7 +45,7 @@ def test_an_import_that_adds_one_model_adds_exactly_its_cells(snapshots: dict[st
     result = diff_snapshots(snapshots["before"], snapshots["added"])
     cells = result.cells
     assert {(c["config_id"], c["benchmark_id"].rsplit(".", 1)[-1], c["value"]) for c in cells.added} == {
-        ("delta", bench, value) for bench, value in NEW_MODEL.items()
+        ("org/delta", bench, value) for bench, value in NEW_MODEL.items()
     }
     assert (cells.n_added, cells.n_removed, cells.n_changed, cells.shared) == (2, 0, 0, 5)
     assert result.verdict == SUBSET == "A ⊂ B, all shared cells unchanged" and result.subset_holds
@@ -57,7 +57,7 @@ def test_an_import_that_adds_one_model_adds_exactly_its_cells(snapshots: dict[st
     data = json.loads(ran.stdout)
     assert data["verdict"] == SUBSET and data["cells"]["n_added"] == 2
     text = cli_invoke(["snapshot", "diff", str(snapshots["before"]), str(snapshots["added"])])
-    assert text.output.endswith(SUBSET) and "+ delta" in text.output
+    assert text.output.endswith(SUBSET) and "+ org/delta" in text.output
 
 
 def test_a_changed_score_is_reported_with_old_and_new_values(snapshots: dict[str, Path]) -> None:
@@ -65,7 +65,7 @@ def test_a_changed_score_is_reported_with_old_and_new_values(snapshots: dict[str
     cells = result.cells
     assert (cells.n_added, cells.n_removed, cells.n_changed) == (0, 0, 1)
     (change,) = cells.changed
-    assert change["config_id"] == "alpha" and change["benchmark_id"].endswith("bench_a")
+    assert change["config_id"] == "org/alpha" and change["benchmark_id"].endswith("bench_a")
     assert (change["old_value"], change["new_value"]) == (0.61, 0.64)
     assert "⊂" not in result.verdict and not result.subset_holds
     assert result.verdict == "A ⊄ B: 1 shared cell(s) changed value"

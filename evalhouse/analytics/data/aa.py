@@ -6,7 +6,7 @@ sorted), from what the ``artificial-analysis`` source loaded: its current scores
 benchmark's canonical metric, and the facts it stated about each configuration. Reading the
 source's own rows (not the cross-source canonical cells) keeps a reproduction of a paper about one
 leaderboard snapshot on exactly that snapshot. ``meta["base_model"]`` is the curation layer's
-base-model name (:func:`~evalhouse.curation.model_names.strip_variant_suffixes`).
+base-model name (:func:`~evalhouse.curation.names.strip_variant_suffixes`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
+from evalhouse.analytics.data.defaults import name_rules
 from evalhouse.analytics.data.pin import pin_of
 from evalhouse.common.resources import read_sql
-from evalhouse.curation.model_names import strip_variant_suffixes
+from evalhouse.curation.names import strip_variant_suffixes
 from evalhouse.errors import DataMissing
 
 AA_SOURCE = "artificial-analysis"
@@ -59,7 +60,7 @@ def aa_frames(con: duckdb.DuckDBPyConnection, source_key: str = AA_SOURCE) -> tu
     meta = pd.DataFrame(
         {
             "name": facts["name"].astype(str),
-            "base_model": facts["name"].map(strip_variant_suffixes),
+            "base_model": facts["name"].map(lambda n: strip_variant_suffixes(n, name_rules())),
             "release_date": pd.to_datetime(facts["release_date"], errors="coerce"),
             "is_reasoning": facts["is_reasoning"].eq("true"),
             "is_open_weights": facts["model_availability"].eq("open_weights"),

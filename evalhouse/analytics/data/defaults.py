@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
+from functools import cache
 from typing import Any
 
-from evalhouse.curation.model_names import config_flags, strip_variant_suffixes
+from evalhouse.curation.names import NameRules, read_settings, strip_variant_suffixes
+from evalhouse.curation.registry import load_registry
 
 Row = Mapping[str, Any]
 
@@ -21,9 +23,18 @@ def row_name(row: Row) -> str:
     return str(row.get("name", ""))
 
 
+@cache
+def name_rules() -> NameRules:
+    """The curation registry's name rules (``model_tokens.yaml``), for the default key and the tie-break."""
+    rules = load_registry().name_rules
+    if rules is None:
+        raise RuntimeError("the curation registry has no model_tokens.yaml name rules")
+    return rules
+
+
 def base_key(row: Row) -> str:
     """The default grouping: the name with its serving-configuration suffixes stripped, case-folded."""
-    return strip_variant_suffixes(row_name(row)).casefold()
+    return strip_variant_suffixes(row_name(row), name_rules()).casefold()
 
 
 def finite(value: Any) -> float | None:
@@ -57,7 +68,8 @@ def best_default_configuration(
         group = key(row)
         value = finite(score(row))
         label = name(row)
-        rank = (-value if value is not None else math.inf, config_flags(label).preview, label)
+        preview = read_settings(label, name_rules()).preview is not None
+        rank = (-value if value is not None else math.inf, preview, label)
         if group not in best:
             order.append(group)
             best[group] = (rank, row)

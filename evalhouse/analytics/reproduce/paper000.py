@@ -56,7 +56,7 @@ def paper000_base_name(name: str) -> str:
     Kept only to reproduce that number (its patterns are in ``paper000.yaml``): it leaves "(xhigh)",
     "(max)", "(Adaptive Reasoning, ...)", "(Non-Reasoning)" and " Preview" on the name and strips
     product tiers such as the "Medium" of "Mistral Medium". New work uses the curation layer's
-    :func:`~evalhouse.curation.model_names.strip_variant_suffixes`.
+    :func:`~evalhouse.curation.names.strip_variant_suffixes`.
 
     >>> paper000_base_name("Claude 4.5 Sonnet (Reasoning)")
     'Claude 4.5 Sonnet'

@@ -41,9 +41,11 @@ def named_errors() -> Iterator[None]:
     """Re-raise the lower layers' errors as evalhouse's (InputError: exit 2, RunFailed: exit 1)."""
     try:
         yield
+    except IngestFailed as exc:  # the file given could not be read by the source's parser: bad input
+        raise InputError(str(exc)) from exc
     except EvalhouseError:
         raise
-    except (SnapshotError, IngestFailed) as exc:
+    except SnapshotError as exc:
         raise InputError(str(exc)) from exc
     except (WarehouseError, duckdb.Error) as exc:
         raise RunFailed(str(exc)) from exc

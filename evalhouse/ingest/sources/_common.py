@@ -141,7 +141,7 @@ def row_payload(row: Mapping[str, Any]) -> str:
     return json.dumps(dict(row), ensure_ascii=False, sort_keys=False, default=str)
 
 
-def score_result(
+def score_result(  # noqa: PLR0913 - keyword-only arguments are the fields of an EEE evaluation_result
     *,
     source_key: str,
     dataset_name: str,
@@ -213,7 +213,7 @@ def source_metadata(
     }
 
 
-def build_record(
+def build_record(  # noqa: PLR0913 - keyword-only arguments are the parts of an EEE record
     *,
     meta: FetchMeta,
     source_metadata: dict[str, Any],

@@ -25,7 +25,6 @@ from pathlib import PurePosixPath
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from evalhouse.curation.registry import load_registry
 from evalhouse.ingest.fetch import FetchRequest
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
@@ -454,13 +453,6 @@ def _model_info(
     organisation = _cell(row, cols["organization"])
     slug = common.slugify(organisation.split(",")[0]) if organisation else ""
     details: dict[str, str] = {"deployment_type": "unknown", "model_availability": "unknown"}
-    if not slug:
-        # No Organization: the model's name often says whose it is (registries/developers.yaml);
-        # the inference is marked so nobody mistakes it for the source's statement.
-        guess = load_registry().developer_from_model_name(version or display)
-        if guess is not None:
-            slug = guess.id
-            details["evalhouse.developer_inferred_from_name"] = "true"
     if not version:
         details[MODEL_ID_COLUMN] = name_column or ""
     try:

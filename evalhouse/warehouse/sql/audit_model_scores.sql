@@ -5,7 +5,7 @@
 WITH chosen AS (
     SELECT * FROM score
     WHERE list_contains($config_ids, config_id)
-      AND ($benchmark IS NULL OR benchmark_id = $benchmark OR lower(benchmark_raw) = lower($benchmark))
+      AND ($benchmark IS NULL OR benchmark_id = $benchmark)
 ),
 current_ids AS (
     SELECT score_id FROM v_score_current WHERE list_contains($config_ids, config_id)
@@ -20,7 +20,7 @@ first_fetch AS (
     FROM raw_snapshot GROUP BY sha256
 )
 SELECT
-    s.score_id, s.config_id, s.benchmark_id, s.metric_id, s.setup_key,
+    s.score_id, s.config_id, s.benchmark_id, s.subset, s.metric_id, s.metric_params_key, s.setup_key,
     s.raw_value, s.raw_unit, s.value, s.unit,
     s.evaluated_by, s.reported_by, s.original_source, s.original_source_url,
     s.source_key, src.name AS source_name, src.tier AS source_tier,
@@ -33,4 +33,4 @@ FROM chosen s
 LEFT JOIN evaluation e ON e.evaluation_id = s.evaluation_id
 LEFT JOIN source src ON src.source_key = s.source_key
 LEFT JOIN first_fetch f ON f.sha256 = e.raw_sha256
-ORDER BY s.config_id, s.benchmark_id, s.metric_id, s.setup_key, s.score_id
+ORDER BY s.config_id, s.benchmark_id, s.subset NULLS FIRST, s.metric_id, s.setup_key, s.score_id

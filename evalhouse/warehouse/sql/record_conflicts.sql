@@ -5,8 +5,9 @@ INSERT INTO curation_decision (kind, rule, subject, detail, run_id)
 SELECT
     'conflict_resolution',
     'policy ' || sc.policy,
-    json_object('config_id', sc.config_id, 'benchmark_id', sc.benchmark_id,
-                'metric_id', sc.metric_id, 'setup_key', sc.setup_key),
+    json_object('cell_id', sc.cell_id, 'config_id', sc.config_id, 'benchmark_id', sc.benchmark_id,
+                'subset', sc.subset, 'metric_id', sc.metric_id, 'metric_params_key', sc.metric_params_key,
+                'setup_key', sc.setup_key),
     json_object('signature', sig.signature, 'value', sc.value, 'n_used', sc.n_used,
                 'n_candidates', sc.n_candidates, 'score_ids', sc.score_ids, 'sources', sc.sources,
                 'evaluated_by', sc.evaluated_by, 'spread', sc.spread, 'disagreement', sc.disagreement),
@@ -19,9 +20,6 @@ WHERE sc.n_candidates > 1
   AND NOT EXISTS (
       SELECT 1 FROM curation_decision d
       WHERE d.kind = 'conflict_resolution'
-        AND json_extract_string(d.subject, '$.config_id') = sc.config_id
-        AND json_extract_string(d.subject, '$.benchmark_id') = sc.benchmark_id
-        AND json_extract_string(d.subject, '$.metric_id') = sc.metric_id
-        AND json_extract_string(d.subject, '$.setup_key') = sc.setup_key
+        AND json_extract_string(d.subject, '$.cell_id') = sc.cell_id
         AND json_extract_string(d.detail, '$.signature') = sig.signature
   );

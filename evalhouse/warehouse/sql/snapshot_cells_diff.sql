@@ -1,21 +1,25 @@
--- The cells of two snapshots side by side. A cell is model configuration x benchmark x metric x
--- setup: one row of v_scores_canonical, i.e. the value analyses read after the conflict policy,
+-- The cells of two snapshots side by side. A cell is model configuration x benchmark x subset x
+-- metric x metric parameters x setup: one row of v_scores_canonical, i.e. the value analyses read after the conflict policy,
 -- taken from each snapshot's frozen copy of the view (so the diff does not depend on the view
 -- SQL of the evalhouse that runs it). A shared cell changed when its canonical value, unit or
 -- direction differs at all: paper 004's "exactly unchanged" is an exact comparison.
 CREATE TEMP TABLE cell_diff AS
 WITH a AS (
-    SELECT config_id, benchmark_id, metric_id, setup_key, value, unit, lower_is_better, true AS present
+    SELECT config_id, benchmark_id, subset_key, metric_id, metric_params_key, setup_key, value, unit, lower_is_better,
+           true AS present
     FROM snap_a.v_scores_canonical
 ),
 b AS (
-    SELECT config_id, benchmark_id, metric_id, setup_key, value, unit, lower_is_better, true AS present
+    SELECT config_id, benchmark_id, subset_key, metric_id, metric_params_key, setup_key, value, unit, lower_is_better,
+           true AS present
     FROM snap_b.v_scores_canonical
 )
 SELECT
     config_id,
     benchmark_id,
+    subset_key,
     metric_id,
+    metric_params_key,
     setup_key,
     CASE
         WHEN a.present IS NULL THEN 'added'
@@ -30,4 +34,4 @@ SELECT
     a.unit AS old_unit,
     b.unit AS new_unit
 FROM a
-FULL OUTER JOIN b USING (config_id, benchmark_id, metric_id, setup_key);
+FULL OUTER JOIN b USING (config_id, benchmark_id, subset_key, metric_id, metric_params_key, setup_key);

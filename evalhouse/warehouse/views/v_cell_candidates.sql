@@ -1,10 +1,13 @@
 -- depends: v_score_current
--- Every current source row as a candidate for its cell (model configuration x benchmark x
--- metric x setup), with what the conflict policies need: the source tier, who ran the
--- evaluation, when the run was, and the metric's bounds for orientation and normalisation.
+-- Every current source row as a candidate for its cell (model configuration x benchmark x subset x
+-- metric x metric parameters x setup), with what the conflict policies need: the source tier, who
+-- ran the evaluation, when the run was, and the metric's bounds for orientation and normalisation.
 CREATE OR REPLACE VIEW v_cell_candidates AS
 SELECT
     c.*,
+    coalesce(c.subset, '') AS subset_key,
+    md5(concat_ws(chr(31), c.config_id, c.benchmark_id, coalesce(c.subset, ''), c.metric_id, c.metric_params_key,
+                  c.setup_key)) AS cell_id,
     coalesce(src.tier, 5) AS source_tier,
     r.started_at AS run_started_at,
     c.evaluated_by = 'model_developer' AS developer_reported,

@@ -1,11 +1,13 @@
--- The current value of every source row. When a later run of a source reports the same row again
--- with a different value (a leaderboard correction), the newer row supersedes the older one; the
--- older stays in `score` as history. A source row is identified by what it measured and whom it
--- cites (score.source_row_key), never by the fetch time.
+-- The current value of every source row. When a later fetch of a source reports the same row again
+-- (same configuration, benchmark, subset, metric, parameters and setup — score.source_row_key), the
+-- newer row supersedes the older; the older stays in `score` as history, and every supersession is a
+-- curation_decision. Rows of one fetch that claim the same cell are all current: they are
+-- candidates the conflict policy chooses between, not one another's correction.
 CREATE OR REPLACE VIEW v_score_current AS
 SELECT s.*
 FROM score s
 LEFT JOIN ingest_run r ON r.run_id = s.run_id
-QUALIFY row_number() OVER (
-    PARTITION BY s.source_row_key ORDER BY r.started_at DESC NULLS LAST, s.score_id DESC
+QUALIFY rank() OVER (
+    PARTITION BY s.source_row_key
+    ORDER BY coalesce(s.observed_at, r.started_at) DESC NULLS LAST, r.started_at DESC NULLS LAST
 ) = 1;

@@ -1,14 +1,15 @@
 -- depends: v_cell_candidates
--- One value per cell (model configuration x benchmark x metric x setup) under the conflict policy
--- in curation_setting('conflict_policy'):
---   prefer-independent  (default) rows not reported by the model's developer, else the developer's;
---                       a developer's number is never averaged with an independent one
---   prefer-first-party  the developer's rows when there are any, else the others
---   prefer-tier         rows from the best (lowest) source tier
---   mean                every row (paper 002's rule)
+-- One value per cell (model configuration x benchmark x subset x metric x metric parameters x setup)
+-- under the conflict policy in curation_setting('conflict_policy'):
+--   prefer-independent  (default) one row not reported by the model's developer, else the developer's:
+--                       the best source tier, then the latest run, then the source key
+--   prefer-first-party  one of the developer's rows when there are any, else of the others (same order)
+--   prefer-tier         one row from the best (lowest) source tier, then the latest run
 --   latest              the most recently loaded row
--- The chosen rows are averaged (rounded to 12 decimals: a parallel sum's last bits depend on the
--- order rows arrive in, and a value must read the same twice). `value` keeps the canonical unit and direction; `value_hib` is
+--   mean                every row, averaged (paper 002's rule) — the only policy that averages, and
+--                       only when a person sets it; rounded to 12 decimals so a value reads the same twice
+-- Every other candidate stays visible: n_candidates, sources, spread and disagreement say what the
+-- choice was made between (`evalhouse conflicts`, `evalhouse audit score`). `value` keeps the canonical unit and direction; `value_hib` is
 -- oriented so that higher is better (bounded lower-is-better metrics are reflected inside their
 -- bounds, unbounded ones negated) and `orientation` says which was done. `spread` is the range of
 -- all candidates on the metric's normalised scale and `disagreement` flags it beyond the
@@ -27,27 +28,40 @@ ranked AS (
         bool_or(cc.developer_reported) OVER cell AS any_developer,
         bool_or(NOT cc.developer_reported) OVER cell AS any_independent,
         max(cc.value) OVER cell - min(cc.value) OVER cell AS raw_spread,
-        row_number() OVER (PARTITION BY cc.config_id, cc.benchmark_id, cc.metric_id, cc.setup_key
-                           ORDER BY cc.run_started_at DESC NULLS LAST, cc.score_id DESC) AS recency
+        row_number() OVER (PARTITION BY cc.config_id, cc.benchmark_id, cc.subset_key, cc.metric_id,
+                                        cc.metric_params_key, cc.setup_key
+                           ORDER BY cc.run_started_at DESC NULLS LAST, cc.observed_at DESC NULLS LAST,
+                                    cc.source_key, cc.score_id) AS recency
     FROM v_cell_candidates cc
-    WINDOW cell AS (PARTITION BY cc.config_id, cc.benchmark_id, cc.metric_id, cc.setup_key)
+    WINDOW cell AS (PARTITION BY cc.config_id, cc.benchmark_id, cc.subset_key, cc.metric_id, cc.metric_params_key,
+                    cc.setup_key)
+),
+eligible AS (
+    SELECT ranked.*, settings.policy, settings.tolerance,
+        CASE settings.policy
+            WHEN 'prefer-tier' THEN ranked.source_tier = ranked.best_tier
+            WHEN 'prefer-first-party' THEN ranked.developer_reported OR NOT ranked.any_developer
+            WHEN 'prefer-independent' THEN NOT ranked.developer_reported OR NOT ranked.any_independent
+            ELSE true
+        END AS eligible
+    FROM ranked, settings
 ),
 chosen AS (
-    SELECT ranked.*, settings.policy, settings.tolerance
-    FROM ranked, settings
-    WHERE CASE settings.policy
-        WHEN 'mean' THEN true
-        WHEN 'prefer-tier' THEN ranked.source_tier = ranked.best_tier
-        WHEN 'prefer-first-party' THEN ranked.developer_reported OR NOT ranked.any_developer
-        WHEN 'prefer-independent' THEN NOT ranked.developer_reported OR NOT ranked.any_independent
-        WHEN 'latest' THEN ranked.recency = 1
-        ELSE false
-    END
+    SELECT * FROM eligible
+    WHERE eligible
+    QUALIFY policy = 'mean' OR row_number() OVER (
+        PARTITION BY config_id, benchmark_id, subset_key, metric_id, metric_params_key, setup_key
+        ORDER BY CASE WHEN policy = 'latest' THEN 0 ELSE source_tier END, recency
+    ) = 1
 )
 SELECT
+    cell_id,
     config_id,
     benchmark_id,
+    any_value(subset) AS subset,
+    subset_key,
     metric_id,
+    metric_params_key,
     setup_key,
     round(avg(value), 12) AS value,
     any_value(unit) AS unit,
@@ -79,4 +93,4 @@ SELECT
         false
     ) AS disagreement
 FROM chosen
-GROUP BY config_id, benchmark_id, metric_id, setup_key;
+GROUP BY cell_id, config_id, benchmark_id, subset_key, metric_id, metric_params_key, setup_key;

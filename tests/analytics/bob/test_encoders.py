@@ -70,7 +70,7 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect_ex", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     try:
-        import requests  # noqa: PLC0415 - optional (a wordllama dependency)
+        import requests
 
         monkeypatch.setattr(requests.Session, "request", refuse)
     except ImportError:  # requests is a wordllama dependency; nothing to block without it
@@ -163,7 +163,7 @@ def test_store_texts_into_warehouse_table(tmp_path, store) -> None:
 # ---------------------------------------------------------------------- encoders
 def test_wordllama_loads_from_the_wheel_without_network(no_network, monkeypatch) -> None:
     # Even the library's own loader must not run: it would try Hugging Face for the tokenizer.
-    import wordllama  # noqa: PLC0415 - imported only after the network is refused
+    import wordllama
 
     def no_load(*a, **k):
         raise AssertionError("WordLlama.load() must not be used")

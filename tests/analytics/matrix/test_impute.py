@@ -17,9 +17,7 @@ from evalhouse.analytics.matrix.impute import GowerKNNImputer, MissForestImputer
 N = np.nan
 
 
-def low_rank(  # noqa: PLR0913 - shape, rank, missingness, noise and seed of the synthetic matrix
-    n: int = 80, p: int = 12, *, rank: int = 2, missing: float = 0.3, noise: float = 0.05, seed: int = 0
-):
+def low_rank(n: int = 80, p: int = 12, *, rank: int = 2, missing: float = 0.3, noise: float = 0.05, seed: int = 0):
     rng = np.random.default_rng(seed)
     full = rng.standard_normal((n, rank)) @ rng.standard_normal((rank, p)) + noise * rng.standard_normal((n, p))
     holes = full.copy()

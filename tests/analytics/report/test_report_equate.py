@@ -11,7 +11,7 @@ import pytest
 from evalhouse.analytics.report.equate import TITLE, section
 from evalhouse.analytics.runs import report
 from evalhouse.ingest.pinned import epoch_zip
-from evalhouse.pipeline.refresh import ingest_file
+from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 

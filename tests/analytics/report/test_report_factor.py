@@ -9,7 +9,7 @@ import pytest
 
 from evalhouse.analytics.report.factor import NO_DATA, TITLE, section
 from evalhouse.config import raw_store_path
-from evalhouse.pipeline.refresh import ingest_file
+from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 from evalhouse.warehouse.snapshot import create_snapshot, open_snapshot

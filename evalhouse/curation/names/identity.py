@@ -1,0 +1,291 @@
+"""Model identity from a name: developer, base model, configuration, family — readable, developer-scoped.
+
+A **configuration** is one model artefact plus its settings; a **base model** is the artefact
+without them. Distinct models stay distinct:
+
+- ``-Instruct``/``-it``/``-Chat``/``-Base`` and preference-tuned (``-DPO`` …) models are models of
+  their own (``qwen/qwen-2.5-72b-instruct`` is not ``qwen/qwen-2.5-72b``; the parent is kept as
+  ``derived_from``);
+- two repositories are never one configuration (a repack of another developer's model keeps its
+  repository in the configuration id);
+- names with ``/``, parentheses or ``w/`` keep what those say ("LLaVA (ViT-L/16-224)", "GLaM
+  (64B/64E)", "Aguvis-72B w/ GPT-4o" are three different systems, none of them GPT-4o);
+- settings — reasoning mode and effort, thinking budget, context variant, preview, date snapshot,
+  checkpoint, quantisation, precision, provider — are flags on the configuration and fold at the
+  base model (:mod:`evalhouse.curation.names.settings`).
+
+Ids are ``<developer>/<key>`` with the key's tokens in a fixed order (stem and tiers, sizes, active
+parameters and experts, variants), so sources that write one model differently ("Llama 3.1
+Instruct 70B", "Meta-Llama-3.1-70B-Instruct") give one id. Paper 002's loose collapse is kept as
+``match_key``: base models that share it but not their id are candidate links for a curator.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from evalhouse.common.naming import slug
+from evalhouse.curation.name_rules import NameRules
+from evalhouse.curation.names import text as T
+from evalhouse.curation.names.collapse import collapse_standard, generic_form, is_generic_name
+from evalhouse.curation.names.settings import Settings, read_settings
+from evalhouse.curation.registry import Registry
+
+UNKNOWN_DEVELOPER = "unknown"
+_WITH = re.compile(r"\s+w/\s*", re.IGNORECASE)
+_REGIONS = frozenset({"us", "eu", "apac", "global"})
+_STAMP6 = re.compile(r"(?<![0-9a-z.])2[0-9](?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?![0-9a-z.])")
+_TRAILING_EFFORT = re.compile(r"(?<=\S)\s+(?:minimal|low|medium|high|xhigh)$", re.IGNORECASE)
+_EXTENDED_THINKING = re.compile(r",?\s*extended thinking\b", re.IGNORECASE)
+
+
+class ModelIdentity(BaseModel):
+    """One source identifier resolved to configuration → base model → family."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input: str
+    source: str | None
+    developer: str
+    developer_inferred: bool = False  # read from the name's pattern, not stated by the source
+    base_model: str
+    configuration: str
+    family: str
+    settings: Settings
+    derived_from: str | None = None
+    match_key: str = ""
+    repo: str | None = None
+
+    @property
+    def flags(self) -> Settings:
+        return self.settings
+
+    @property
+    def is_scoped(self) -> bool:
+        """True when the identity is only meaningful inside one source (or no source at all)."""
+        return "::" in self.base_model
+
+
+def _setting_parenthetical(content: str, r: NameRules) -> bool:
+    first = content.split(",", maxsplit=1)[0].strip()
+    if r.variant_parenthetical.match(first):
+        return True
+    lowered = content.lower()
+    if any(p.fullmatch(lowered.strip()) for p in r.date_patterns):
+        return True
+    rest = T.strip_dates(lowered, r)
+    return not T.tokenise(rest) or bool(re.fullmatch(r"[\s,]*(?:latest|[a-z0-9.-]*latest)[\s,]*", rest))
+
+
+def _drop_setting_parentheticals(text: str, r: NameRules) -> str:
+    """ "(Reasoning)", "(high)", "(Jan '25)", "(February 2025)" go; "(ViT-L/16-224)", "(T5)" stay."""
+
+    def replace(match: re.Match[str]) -> str:
+        return " " if _setting_parenthetical(match.group(1), r) else f" {match.group(1)} "
+
+    previous = None
+    while previous != text:
+        previous = text
+        text = re.sub(r"[(\[]([^()\[\]]*)[)\]]", replace, text)
+    return T.space(text)
+
+
+def _identity_tokens(name: str, r: NameRules) -> list[str]:
+    """The tokens that make a base model: settings, dates, packaging and providers removed."""
+    text = T.strip_org_prefix(T.fold(name), r, any_slash=False)
+    text = _EXTENDED_THINKING.sub(" ", text)
+    text = _drop_setting_parentheticals(text, r)
+    text = T.strip_variant_tail(T.space(text), r)
+    if not any(text.lower().rstrip().endswith(f"{stem} {e}") for stem in r.tier_stems for e in r.efforts):
+        text = _TRAILING_EFFORT.sub("", text)
+    text = r.quantisation.sub(" ", T.strip_dates(text, r))
+    text = _STAMP6.sub(" ", text)
+    tokens = T.tokenise(T.normalise_numbers(text))
+    while len(tokens) > 1 and (tokens[0] in r.org or tokens[0] in _REGIONS):  # "us.anthropic.claude-..."
+        tokens = tokens[1:]
+    tokens = T.drop_phrases(tokens, r)
+    n_numbers = sum(1 for t in tokens if T.NUMBER.match(t) or T.is_param(t, r))
+    kept = [t for t in tokens if not _is_setting_token(t, n_numbers > 1, r)]
+    return [r.stem_aliases.get(t, t) for t in kept] if kept else tokens
+
+
+#: API words the settings capture (preview, alias); other release words stay part of the name.
+_CAPTURED_API = frozenset({"preview", "exp", "experimental", "beta", "latest"})
+
+
+def _is_setting_token(token: str, has_other_number: bool, r: NameRules) -> bool:
+    """A token the configuration's settings already say (so dropping it from the base loses nothing)."""
+    return (
+        token == "cot"
+        or token in r.reasoning
+        or token in _CAPTURED_API
+        or token in r.packaging
+        or token in r.quant_words
+        or token in r.precisions
+        or token in r.providers
+        or token in r.unambiguous_effort
+        or T.CONTEXT_K.match(token) is not None
+        or T.is_context_m(token, r)
+        or (has_other_number and r.checkpoint_stamp.match(token) is not None)
+    )
+
+
+def _ordered_key(tokens: list[str], guarded: bool, r: NameRules) -> list[str]:
+    """Stem (tiers after the version), sizes, active sizes and experts, then variants."""
+    variants = [r.variants[t] for t in tokens if t in r.variants]
+    rest = [t for t in tokens if t not in r.variants]
+    experts = [t for t in rest if T.EXPERTS.match(t)]
+    rest = T.merge_versions([t for t in rest if not T.EXPERTS.match(t)])
+    guarded = guarded or any(r.version_guard.match(t) for t in rest)
+    stem, sizes, active = T.assign_params(rest, None, guarded, r)
+    ordered_variants = list(dict.fromkeys(variants))
+    return [*T.order_tiers(stem, r), *sizes, *active, *experts, *ordered_variants]
+
+
+def _source_alias(name: str, r: NameRules, source: str | None) -> str:
+    """A source's curated name for an artefact its leaderboard writes without saying which."""
+    aliases = r.source_base_aliases.get(source or "", ())
+    if not aliases:
+        return name
+    bare = _drop_setting_parentheticals(T.fold(name).lower(), r)
+    for pattern, replacement in aliases:
+        if pattern.match(bare):
+            return pattern.sub(replacement, bare)
+    return name
+
+
+def identity_key(name: str, r: NameRules, *, developer: str | None = None, source: str | None = None) -> str:
+    """The developer-free part of a base model id: ``"qwen-2.5-72b-instruct"``."""
+    aliased = T.apply_base_aliases(_source_alias(name, r, source), r)
+    guarded = bool(developer) and T.fold(developer).lower() in r.guard_developers
+    return "-".join(_ordered_key(_identity_tokens(aliased, r), guarded, r))
+
+
+def _family(key_tokens: list[str], r: NameRules, fallback: str) -> str:
+    for token in key_tokens:
+        if token in r.family_aliases:
+            return r.family_aliases[token]
+        match = T.ALPHA_RUN.fullmatch(token) or T.ALPHA_RUN.match(token)
+        if match is None or token in r.generic_family_words or match.group(0) in r.generic_family_words:
+            continue
+        return r.family_aliases.get(match.group(0), match.group(0))
+    return fallback
+
+
+def _developer(name: str, stated: str | None, registry: Registry, *, repack: bool) -> tuple[str, bool, str | None]:
+    """``(developer id, inferred from the name?, repository org)`` for a name and a stated developer."""
+    rules = registry.name_rules
+    assert rules is not None
+    repo_org = name.split("/", 1)[0] if T.REPO_ID.match(name.strip()) else None
+    core = _WITH.split(name.split("/", 1)[1] if repo_org else name)[0]
+    named = (
+        registry.developer_from_model_name(core)
+        or registry.developer_from_model_name(T.strip_org_prefix(T.fold(core), rules))
+        or registry.developer_from_model_name(" ".join(_identity_tokens(core, rules)))
+    )
+    org_is_provider = repo_org is not None and repo_org.lower() in rules.providers
+    for candidate in (stated, None if org_is_provider else repo_org):
+        if not candidate or candidate.strip().lower() == UNKNOWN_DEVELOPER:
+            continue
+        dev = registry.developer_for(candidate)
+        if repack and named is not None and (dev is None or dev.id != named.id):
+            return named.id, True, repo_org  # a repack of another developer's model
+        return (dev.id if dev else slug(candidate, keep=".") or UNKNOWN_DEVELOPER), False, repo_org
+    if named is not None:
+        return named.id, True, repo_org
+    return UNKNOWN_DEVELOPER, False, repo_org
+
+
+@dataclass(frozen=True)
+class NameHints:
+    """What a source says beside the identifier: its display name and stated details."""
+
+    display_name: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+def resolve(
+    name: str,
+    registry: Registry,
+    *,
+    source: str | None = None,
+    developer: str | None = None,
+    hints: NameHints | None = None,
+) -> ModelIdentity:
+    """Resolve a source's model identifier (and its display name and stated details) to its identity.
+
+    ``name`` is the identifier the identity is built from (a repository id such as
+    ``Qwen/Qwen2.5-72B-Instruct``, or a leaderboard's name such as ``GPT-5 (high)``); ``hints``
+    (display name, stated details) may add settings the identifier does not carry (HAL's
+    ``o4-mini High (April 2025)`` beside ``openai/o4-mini``). Generic names ("Ours", "Baseline")
+    are scoped to their source so two papers' "Ours" never merge. Never raises on a string.
+    """
+    r = registry.name_rules
+    assert r is not None, "the registry has no model_tokens.yaml"
+    text = str(name)
+    hints = hints or NameHints()
+    settings = read_settings(text, r, hints.details)
+    if hints.display_name and hints.display_name != text:
+        shown = read_settings(hints.display_name, r)
+        settings = settings.model_copy(
+            update={k: v for k, v in shown.model_dump().items() if v not in (None, False) and not getattr(settings, k)}
+        )
+    scope = slug(source or "") or "generic"
+    if is_generic_name(text, r):
+        scoped = f"{scope}::{generic_form(text) or 'unknown'}"
+        return ModelIdentity(
+            input=text,
+            source=source,
+            developer=UNKNOWN_DEVELOPER,
+            base_model=scoped,
+            configuration=scoped,
+            family=scoped,
+            settings=settings,
+        )
+    repack = settings.quantisation is not None
+    dev, inferred, repo_org = _developer(text, developer, registry, repack=repack)
+    key = identity_key(text, r, developer=dev, source=source)
+    if not key:
+        key = f"{scope}::unnamed-{hashlib.sha256(text.encode('utf-8', 'replace')).hexdigest()[:12]}"
+    base = f"{dev}/{key}"
+    repo = _repo_qualifier(text, dev, key, repo_org, registry)
+    tokens = key.split("-")
+    variants = {v for v in r.variants.values()}
+    parent_tokens = [t for t in tokens if t not in variants]
+    derived = f"{dev}/{'-'.join(parent_tokens)}" if parent_tokens and parent_tokens != tokens else None
+    return ModelIdentity(
+        input=text,
+        source=source,
+        developer=dev,
+        developer_inferred=inferred,
+        base_model=base,
+        configuration=base + settings.qualifiers() + (f"|repo={repo}" if repo else ""),
+        family=_family(tokens, r, key),
+        settings=settings,
+        derived_from=derived,
+        match_key=collapse_standard(text, r, developer=dev),
+        repo=repo,
+    )
+
+
+def _repo_qualifier(text: str, dev: str, key: str, repo_org: str | None, registry: Registry) -> str | None:
+    """The repository, unless the configuration id already says it: two repositories are never one
+    configuration. A repo whose organisation is not the model's developer (a repack, a fine-tune)
+    or whose words the key rewrites ("mllama-3.1-8b-it" next to "mllama-3.1-8b-instruct") keeps its
+    name in the configuration id; one the key only reorders or recases does not."""
+    rules = registry.name_rules
+    if repo_org is None or (rules is not None and repo_org.lower() in rules.providers):
+        return None  # no repository, or a provider serving the model (the `provider` setting says so)
+    org_dev = registry.developer_for(repo_org)
+    same_org = (org_dev.id if org_dev else slug(repo_org, keep=".")) == dev
+    assert rules is not None
+    spelled = sorted(_identity_tokens(text, rules))  # the repo's own words, before synonyms and order
+    if same_org and spelled == sorted(key.split("-")):
+        return None
+    return text.strip().lower()

@@ -1,0 +1,114 @@
+"""The shapes of the registry files (pydantic, strict): what a curator may write in each YAML file."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Unit(Strict):
+    id: str
+    native: bool = False
+    aliases: tuple[str, ...] = ()
+
+
+class Conversion(Strict):
+    from_: str = Field(alias="from")
+    to: str
+    factor: float
+
+
+class Metric(Strict):
+    id: str
+    kind: str
+    unit: str
+    bounds: tuple[float | None, float | None]
+    lower_is_better: bool
+    description: str | None = None
+    aliases: tuple[str, ...] = ()
+    description_patterns: tuple[str, ...] = ()  # regexes over evaluation_description, when no metric is named
+
+
+class Family(Strict):
+    id: str
+    name: str
+    description: str | None = None
+
+
+class Benchmark(Strict):
+    id: str
+    name: str
+    family: str | None = None
+    version: str | None = None
+    derived_from: str | None = None
+    modality: Literal["text", "image", "audio", "video", "multimodal", "agentic"] = "text"
+    language: str = "en"
+    subjects: tuple[str, ...] = ()
+    is_composite: bool = False
+    description: str | None = None
+    paraphrase: str | None = None
+    aliases: tuple[str, ...] = ()
+    source_aliases: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    canonical_metric: str | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _slug(cls, value: str) -> str:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_.]*", value):
+            raise ValueError(f"benchmark id {value!r} must match [a-z0-9][a-z0-9_.]*")
+        return value
+
+
+class Developer(Strict):
+    id: str
+    name: str
+    aliases: tuple[str, ...] = ()
+
+
+class EvidenceKind(Strict):
+    kind: str
+    rank: int
+    lower_bound: bool
+    description: str
+
+
+class EvidenceFile(Strict):
+    version: int
+    kinds: tuple[EvidenceKind, ...]
+
+
+class NamePattern(Strict):
+    pattern: str
+    developer: str
+
+
+class DevelopersFile(Strict):
+    version: int
+    developers: tuple[Developer, ...]
+    name_patterns: tuple[NamePattern, ...] = ()
+
+
+class MetricsFile(Strict):
+    version: int
+    metrics: tuple[Metric, ...]
+
+
+class UnitsFile(Strict):
+    version: int
+    units: tuple[Unit, ...]
+    conversions: tuple[Conversion, ...]
+
+
+class BenchmarksFile(Strict):
+    version: int
+    families: tuple[Family, ...] = ()
+    #: Words that name no test on their own ("Math", "Safety", "Chat", "Overall"): a global alias
+    #: never matches them, only a source-scoped one (RewardBench's "Math" is not Hendrycks MATH).
+    generic_names: tuple[str, ...] = ()
+    benchmarks: tuple[Benchmark, ...]

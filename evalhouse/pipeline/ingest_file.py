@@ -1,0 +1,42 @@
+"""One source's parser over one pinned payload (a local file or a URL), recorded like any fetch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evalhouse.ingest.catalog import get_source
+from evalhouse.ingest.fetch import FetchError, FetchRequest
+from evalhouse.pipeline import ledger
+from evalhouse.pipeline.refresh import RefreshOptions
+from evalhouse.pipeline.source_run import SourceRun, store_fetch
+from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.raw_store import RawStore
+
+
+def ingest_file(
+    wh: Warehouse,
+    store: RawStore,
+    key: str,
+    location: str,
+    options: RefreshOptions | None = None,
+) -> ledger.RunResult:
+    """Run ``key``'s parser over ``location`` (a path or URL): bytes stored first, one ``ingest_run`` row.
+
+    ``options`` gives the registry, the checkpoint (``after_load``) and the HTTP client factory.
+    """
+    options = options or RefreshOptions()
+    module = get_source(key)
+    run = SourceRun(wh, module, "ingest", options.registry, after_load=options.after_load, location=location)
+    path = Path(location)
+    request = FetchRequest(path.resolve().as_uri() if path.exists() else location, label=path.name)
+    with options.client_factory(None) as client:
+        try:
+            result = client.fetch(request)
+        except FetchError as exc:
+            return run.record("failed", [], f"cannot read {location}: {exc}")
+    fetched = [store_fetch(store, module.SOURCE.key, request, result, run.run_id)]
+    entries = [fetched[0].entry]
+    items = run.parse(fetched, entries)
+    if isinstance(items, ledger.RunResult):
+        return items
+    return run.load(entries, items)

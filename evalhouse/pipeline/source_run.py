@@ -1,0 +1,139 @@
+"""One run of one catalogued source: store what was fetched, parse it, and end recorded or loaded.
+
+:mod:`evalhouse.pipeline.refresh` (the nightly job), :mod:`evalhouse.pipeline.ingest_file` (one
+pinned payload) and :mod:`evalhouse.pipeline.reparse` (the raw store again) all run sources through
+:class:`SourceRun`, so every path stores bytes before parsing, tags each item with the bytes it
+came from and leaves one ``ingest_run`` row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from evalhouse.curation.registry import Registry
+from evalhouse.ingest.fetch import FetchRequest, FetchResult
+from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
+from evalhouse.pipeline import ledger
+from evalhouse.schema.fingerprint import record_fingerprint
+from evalhouse.schema.records import ParsedRecord, ParseItem
+from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.raw_store import RawEntry, RawStore
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A payload in the raw store, its bytes and what the parser may know about the fetch."""
+
+    entry: RawEntry
+    body: bytes
+    meta: FetchMeta
+
+
+def source_row(module: SourceModule) -> ledger.SourceRow:
+    spec = module.SOURCE
+    return ledger.SourceRow(spec.key, spec.name, spec.kind, spec.tier, spec.organisation, spec.homepage)
+
+
+def store_fetch(store: RawStore, key: str, request: FetchRequest, result: FetchResult, run_id: str) -> Fetched:
+    """Keep the bytes (content-addressed) and the fetch facts, before anything parses them."""
+    assert result.body is not None
+    entry = store.put(
+        result.body,
+        source_key=key,
+        url=result.mirrored_from or result.url,
+        content_type=result.content_type,
+        retrieved_at=result.retrieved_at,
+        http_status=result.status,
+        etag=result.etag,
+        last_modified=result.last_modified,
+        request_params={**result.request_params, **({"mirror": result.url} if result.mirrored_from else {})},
+        label=request.label,
+        run_id=run_id,
+    )
+    meta = FetchMeta(key, entry.url, entry.sha256, result.retrieved_at, result.content_type, request.label)
+    return Fetched(entry, result.body, meta)
+
+
+def parse_all(module: SourceModule, fetched: list[Fetched]) -> list[ParseItem]:
+    """Every item of every payload; a ParseError (a whole payload unreadable) propagates."""
+    items: list[ParseItem] = []
+    for f in fetched:
+        items.extend(_tag(module.parse(f.body, meta=f.meta), f.entry.sha256))
+    return items
+
+
+def _tag(items: Iterator[ParseItem], sha256: str) -> Iterator[ParseItem]:
+    for item in items:
+        yield item if item.raw_sha256 is not None else replace(item, raw_sha256=sha256)
+
+
+def parsed_fingerprint(items: list[ParseItem]) -> str:
+    return ledger.records_fingerprint(record_fingerprint(i.record) for i in items if isinstance(i, ParsedRecord))
+
+
+class SourceRun:
+    """One run of one source: its context and clock, and the two ways it ends (recorded, or loaded)."""
+
+    def __init__(
+        self,
+        wh: Warehouse,
+        module: SourceModule,
+        trigger: str,
+        registry: Registry,
+        *,
+        after_load: ledger.AfterLoad | None = None,
+        **details: Any,
+    ) -> None:
+        self.wh, self.module = wh, module
+        self.spec = module.SOURCE
+        self.ctx = ledger.RunContext(
+            source=source_row(module),
+            trigger=trigger,
+            registry=registry,
+            parser_version=self.spec.parser_version,
+            collection=self.spec.collection,
+            identity_from=self.spec.identity_from,
+            after_load=after_load,
+            details=details,
+        )
+
+    @property
+    def run_id(self) -> str:
+        return self.ctx.run_id
+
+    def record(
+        self, status: ledger.RunStatus, entries: list[RawEntry], error: str | None = None, **details: Any
+    ) -> ledger.RunResult:
+        """End without loading (failed before the load, or unchanged), keeping the fetch rows."""
+        return ledger.record_run(self.wh, self.ctx.with_details(**details), status, entries, error)
+
+    def parse(self, fetched: list[Fetched], entries: list[RawEntry]) -> list[ParseItem] | ledger.RunResult:
+        """Every item of every payload, or the failed run when a payload is unreadable as a whole."""
+        try:
+            return parse_all(self.module, fetched)
+        except ParseError as exc:
+            return self.record("failed", entries, f"parse failed: {exc}")
+
+    def load(
+        self,
+        entries: list[RawEntry],
+        items: list[ParseItem],
+        *,
+        compare_as: ledger.LastRun | None = None,
+        replace_source: bool = False,
+        status: ledger.RunStatus | None = None,
+        **details: Any,
+    ) -> ledger.RunResult:
+        """Load ``items`` in one transaction. ``compare_as`` keeps a previous run's payload digest and
+        records fingerprint (a reparse changes how rows are read, not what the source said)."""
+        plan = ledger.LoadPlan(
+            entries=entries,
+            items=lambda: items,
+            records_fp=compare_as.records_fingerprint if compare_as else parsed_fingerprint(items),
+            payload_sha256=compare_as.payload_sha256 if compare_as else None,
+            replace_source=replace_source,
+            status=status,
+        )
+        return ledger.run_load(self.wh, self.ctx.with_details(**details), plan)

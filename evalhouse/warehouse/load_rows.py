@@ -1,0 +1,326 @@
+"""Rows the loader writes for one record: its evaluation, its scores, the model's identity and facts.
+
+Pure functions of a validated record and what canonicalisation decided, so the loader itself is
+only bookkeeping (dedup, quarantine, counts) around them. Score ids are derived from content
+(the record's fingerprint and the result), so a score keeps its id through every reparse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+import orjson
+
+from evalhouse.common.dates import parse_date
+from evalhouse.curation.canonicalise import CanonicalScore
+from evalhouse.curation.cells import Cell
+from evalhouse.curation.identity import ResolvedModel
+from evalhouse.curation.registry import scale
+from evalhouse.schema import records as R
+
+RELATIONSHIP_TO_EVALUATOR = {
+    "first_party": "model_developer",
+    "third_party": "independent_evaluator",
+    "collaborative": "model_developer",
+    "other": "unknown",
+}
+MODEL_FACT_SKIP = {
+    "deployment_type",
+    "model_availability",
+    R.RELEASE_DATE,
+    R.RELEASE_DATE_KIND,
+    R.RELEASE_DATE_PRECISION,
+}
+_MAX_ID = (1 << 62) - 1
+_EPOCH_SECONDS = re.compile(r"\d{1,10}(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class RecordContext:
+    """What every score of one record shares."""
+
+    source_key: str
+    run_id: str
+    eval_id: str
+    fingerprint: str
+    model: ResolvedModel
+    evaluated_by: str
+    details: dict[str, str]
+    harness: str | None
+    raw_sha256: str
+    observed_at: Any
+    migration_steps: tuple[str, ...] = ()
+    lower_bound_kinds: frozenset[str] = frozenset()  # evidence kinds that only bound a release from below
+
+
+def observed_at(retrieved_timestamp: Any) -> datetime | None:
+    """When the record's bytes were retrieved (EEE writes unix seconds, some sources ISO 8601)."""
+    text = str(retrieved_timestamp or "").strip()
+    if _EPOCH_SECONDS.fullmatch(text) and float(text) < 4e9:
+        return datetime.fromtimestamp(float(text), UTC).replace(tzinfo=None)
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def score_fingerprint(record_fingerprint: str, result: dict[str, Any]) -> str:
+    """sha256 of the record's fingerprint and the result's canonical JSON: stable across reparses."""
+    body = orjson.dumps(result, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    return hashlib.sha256(record_fingerprint.encode() + b":" + body).hexdigest()
+
+
+def score_id(fingerprint: str) -> int:
+    """A positive 62-bit integer id from a score fingerprint (``audit score`` accepts either)."""
+    return int(fingerprint[:16], 16) & _MAX_ID
+
+
+def evaluation_row(ctx: RecordContext, record: dict[str, Any], locator: str, extra: dict[str, Any]) -> dict[str, Any]:
+    meta = record["source_metadata"]
+    library = record["eval_library"]
+    return {
+        "evaluation_id": ctx.eval_id,
+        "fingerprint": ctx.fingerprint,
+        "source_key": ctx.source_key,
+        "run_id": ctx.run_id,
+        "raw_sha256": ctx.raw_sha256,
+        "locator": locator,
+        "schema_version": record["schema_version"],
+        "retrieved_timestamp": record["retrieved_timestamp"],
+        "evaluation_timestamp": record.get("evaluation_timestamp"),
+        "model_source_id": record["model_info"]["id"],
+        "model_name": record["model_info"].get("name"),
+        "developer_raw": record["model_info"].get("developer"),
+        "config_id": ctx.model.config_id,
+        "eval_library": library["name"],
+        "eval_library_version": library["version"],
+        "eval_library_details": dump(library.get("additional_details") or {}),
+        "source_type": meta["source_type"],
+        "evaluator_relationship": meta["evaluator_relationship"],
+        "source_metadata": dump(meta),
+        "record": json.dumps(record, ensure_ascii=False, allow_nan=False),
+        "source_evaluation_id": None,  # the source's id when two records shared it (set in extra)
+        **extra,
+    }
+
+
+def _value_steps(c: CanonicalScore, migration: tuple[str, ...]) -> list[str]:
+    """The record's migration, the group's steps and this value's own conversion, as the audit prints them."""
+    own = (
+        f"value {c.raw_value!r} {c.unit} kept as is"
+        if c.raw_unit == c.unit
+        else f"{c.raw_value!r} {c.raw_unit} -> {c.value!r} {c.unit}"
+    )
+    return [*migration, *c.steps, own]
+
+
+def source_row_key(ctx: RecordContext, c: CanonicalScore, cell: Cell, result: dict[str, Any]) -> str:
+    """What a source row measured and cites — the key supersession works on; never the fetch time.
+
+    The configuration is in it (one identifier can name a float16 and a bfloat16 run) and so is the
+    whole cell (subset, metric parameters, setup): a row is superseded only by the same cell.
+    """
+    details = result["score_details"].get("details") or {}
+    parts = [
+        ctx.source_key,
+        ctx.model.source_model_id,
+        ctx.model.source_model_name or "",
+        ctx.model.config_id,
+        c.benchmark_id,
+        c.subset or "",
+        c.metric_id,
+        cell.metric_params_key,
+        cell.setup_key,
+        ctx.details.get(R.ORIGINAL_SOURCE) or "",
+        ctx.details.get(R.ORIGINAL_SOURCE_URL) or "",
+        str(details.get(R.SOURCE_RECORD_ID) or ""),
+        str(result.get("evaluation_result_id") or ""),
+    ]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+
+def score_row(ctx: RecordContext, index: int, result: dict[str, Any], c: CanonicalScore, cell: Cell) -> dict[str, Any]:
+    unc = result["score_details"].get("uncertainty") or {}
+    se = (unc.get("standard_error") or {}).get("value")
+    ci = unc.get("confidence_interval") or {}
+    fp = score_fingerprint(ctx.fingerprint, result)
+    setup = {**cell.setup, **({"harness": ctx.harness} if ctx.harness and "harness" not in cell.setup else {})}
+    return {
+        "score_id": score_id(fp),
+        "fingerprint": fp,
+        "evaluation_id": ctx.eval_id,
+        "result_index": index,
+        "evaluation_result_id": result.get("evaluation_result_id"),
+        "source_key": ctx.source_key,
+        "run_id": ctx.run_id,
+        "config_id": ctx.model.config_id,
+        "benchmark_raw": c.benchmark_raw,
+        "benchmark_id": c.benchmark_id,
+        "subset": c.subset,
+        "metric_raw": c.metric_raw,
+        "metric_id": c.metric_id,
+        "metric_params": dump(cell.metric_params) if cell.metric_params else None,
+        "metric_params_key": cell.metric_params_key,
+        "setup_key": cell.setup_key,
+        "setup": json.dumps(setup, sort_keys=True),
+        "generation_config": dump(result["generation_config"]) if result.get("generation_config") else None,
+        "raw_value": c.raw_value,
+        "raw_unit": c.raw_unit,
+        "value": c.value,
+        "unit": c.unit,
+        "lower_is_better": c.lower_is_better,
+        "stderr": None if se is None else scale(se, c.factor),
+        "ci_lower": None if ci.get("lower") is None else scale(ci["lower"], c.factor),
+        "ci_upper": None if ci.get("upper") is None else scale(ci["upper"], c.factor),
+        "ci_level": ci.get("confidence_level"),
+        "n_samples": unc.get("num_samples"),
+        "uncertainty": dump(unc) if unc else None,
+        "llm_scoring": dump(result["metric_config"]["llm_scoring"])
+        if result["metric_config"].get("llm_scoring")
+        else None,
+        "evaluated_by": ctx.evaluated_by,
+        "reported_by": ctx.source_key,
+        "original_source": ctx.details.get(R.ORIGINAL_SOURCE),
+        "original_source_url": ctx.details.get(R.ORIGINAL_SOURCE_URL),
+        "locator": "",  # set by the loader
+        "source_row_key": source_row_key(ctx, c, cell, result),
+        "canonical_steps": json.dumps(_value_steps(c, ctx.migration_steps)),
+        "observed_at": ctx.observed_at,
+    }
+
+
+def identity_rows(m: ResolvedModel, source_key: str, run_id: str) -> dict[str, dict[str, Any]]:
+    """One row per identity table for a resolved model (inserted OR IGNORE: first writer wins)."""
+    return {
+        "developer": {"developer_id": m.developer_id, "name": m.developer_name},
+        "model_family": {"family_id": m.family_id, "name": m.family_name, "developer_id": m.developer_id},
+        "base_model": {
+            "base_model_id": m.base_model_id,
+            "name": m.base_model_name,
+            "family_id": m.family_id,
+            "developer_id": m.developer_id,
+            "scope": m.scope,
+            "derived_from": m.derived_from,
+            "match_key": m.match_key,
+            "developer_inferred": m.developer_inferred,
+        },
+        "model_config": {
+            "config_id": m.config_id,
+            "base_model_id": m.base_model_id,
+            "name": m.config_name,
+            "reasoning_mode": m.flags.get("reasoning_mode"),
+            "effort": m.flags.get("effort"),
+            "context_variant": m.flags.get("context_variant"),
+            "preview": bool(m.flags.get("preview")),
+            "flags": json.dumps(m.flags, sort_keys=True, default=str),
+        },
+        "model_alias": {
+            "source_key": source_key,
+            "source_model_id": m.source_model_id,
+            "config_id": m.config_id,
+            "model_name": m.source_model_name,
+            "developer_raw": m.developer_raw,
+            "first_run_id": run_id,
+        },
+    }
+
+
+def model_facts(ctx: RecordContext, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the source states about the model (parameters, compute, availability ...)."""
+    details = record["model_info"]["additional_details"]
+    rows = []
+    for key, value in details.items():
+        if key in MODEL_FACT_SKIP and key not in ("deployment_type", "model_availability"):
+            continue
+        if key in ("deployment_type", "model_availability") and value in (None, "unknown"):
+            continue
+        rows.append(
+            {
+                "config_id": ctx.model.config_id,
+                "source_key": ctx.source_key,
+                "key": key,
+                "value": json.dumps(value),
+                "evaluation_id": ctx.eval_id,
+                "raw_sha256": ctx.raw_sha256,
+            }
+        )
+    return rows
+
+
+def release_evidence(ctx: RecordContext, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Release-date claims: the source's own field and a date written in the model's name."""
+    details = record["model_info"]["additional_details"]
+    m = ctx.model
+    evidence: list[tuple[date, str, str]] = []
+    parsed = parse_date(details.get(R.RELEASE_DATE))
+    if parsed is not None:
+        day, precision = parsed
+        kind = details.get(R.RELEASE_DATE_KIND) or "unknown"
+        evidence.append((day, details.get(R.RELEASE_DATE_PRECISION) or precision, kind))
+    if m.name_date is not None:
+        evidence.append((m.name_date[0], m.name_date[1], "model_name"))
+    url = first_url(record)
+    rows = []
+    for day, precision, kind in evidence:
+        key = f"{m.base_model_id}|{m.config_id}|{day}|{kind}|{ctx.source_key}|{ctx.raw_sha256}"
+        rows.append(
+            {
+                "evidence_id": hashlib.sha256(key.encode()).hexdigest()[:20],
+                "config_id": m.config_id,
+                "base_model_id": m.base_model_id,
+                "date": day,
+                "precision": precision,
+                "kind": kind,
+                "source_key": ctx.source_key,
+                "url": url,
+                "raw_sha256": ctx.raw_sha256,
+                "lower_bound": kind in ctx.lower_bound_kinds,
+                "verification": "unverified",
+                "reason": f"stated by source {ctx.source_key} in evaluation {ctx.eval_id}",
+                "recorded_by": "loader",
+            }
+        )
+    return rows
+
+
+def first_url(record: dict[str, Any]) -> str | None:
+    details = record["source_metadata"].get("additional_details") or {}
+    if details.get(R.ORIGINAL_SOURCE_URL):
+        return details[R.ORIGINAL_SOURCE_URL]
+    for result in record["evaluation_results"]:
+        urls = (result.get("source_data") or {}).get("url")
+        if urls:
+            return urls[0]
+    return record["source_metadata"].get("source_organization_url")
+
+
+def provisional_row(table: str, r: dict[str, Any], source_key: str) -> dict[str, Any]:
+    version = f"provisional:{source_key}"
+    if table == "benchmark":
+        return {
+            "benchmark_id": r["id"],
+            "display_name": r["name"],
+            "description": r["description"],
+            "registry_version": version,
+        }
+    lo, hi = r["bounds"]
+    return {
+        "metric_id": r["id"],
+        "kind": r["kind"],
+        "unit": r["unit"],
+        "min_value": lo,
+        "max_value": hi,
+        "lower_is_better": r["lower_is_better"],
+        "description": r["description"],
+        "registry_version": version,
+    }

@@ -1,0 +1,245 @@
+"""The real EEE datastore corpus (2,792 legacy 0.2.x records, ../shared/datasets/eee-datastore-legacy)
+imported as a new user would: every result accounted for per collection, nothing collapsed, a
+second import adds nothing, and the export passes the EEE project's own validator."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from evalhouse.config import raw_store_path
+from evalhouse.pipeline.import_eee import collection_source_key, import_tree
+from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.eee_export import export_tree
+from evalhouse.warehouse.raw_store import RawStore
+
+LEGACY = "datasets/eee-datastore-legacy"
+COUNT_TABLES = ("raw_snapshot", "quarantine", "evaluation", "score", "curation_decision", "model_config")
+
+
+def input_results(root: Path) -> dict[str, tuple[int, int]]:
+    """Per collection: (records, results) read straight from the files, independently of evalhouse."""
+    out: dict[str, list[int]] = {}
+    for path in (root / "data").glob("*/*/*/*.json"):
+        collection = path.relative_to(root / "data").parts[0]
+        record = json.loads(path.read_text())
+        counts = out.setdefault(collection, [0, 0])
+        counts[0] += 1
+        counts[1] += len(record["evaluation_results"])
+    return {k: (v[0], v[1]) for k, v in out.items()}
+
+
+def counts(wh: Warehouse) -> dict[str, int]:
+    return {t: int(wh.scalar(f"SELECT count(*) FROM {t}")) for t in COUNT_TABLES}
+
+
+@pytest.fixture(scope="module")
+def corpus(shared: Path) -> Path:
+    root = shared / LEGACY
+    if not (root / "data").is_dir():
+        pytest.skip(f"{root} is not there")
+    return root
+
+
+@pytest.fixture(scope="module")
+def loaded(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The corpus imported once, then imported again unchanged."""
+    db = tmp_path_factory.mktemp("legacy") / "w.duckdb"
+    store = RawStore(raw_store_path(db))
+    with Warehouse.open(db) as wh:
+        first = import_tree(wh, corpus, store)
+        after_first = counts(wh)
+        second = import_tree(wh, corpus, store)
+        after_second = counts(wh)
+    return {"db": db, "first": first, "second": second, "after_first": after_first, "after_second": after_second}
+
+
+@pytest.fixture
+def wh(loaded: dict):
+    with Warehouse.open(loaded["db"], read_only=True) as w:
+        yield w
+
+
+def test_every_result_is_loaded_quarantined_or_in_a_duplicate_per_collection(corpus: Path, loaded: dict) -> None:
+    expected = input_results(corpus)
+    runs = {r.source_key: r for r in loaded["first"].runs}
+    assert set(runs) == {collection_source_key(c) for c in expected}
+    for collection, (records, results) in expected.items():
+        r = runs[collection_source_key(collection)].report
+        assert r.records_read + r.parse_failures == records, collection
+        assert r.records_loaded + r.records_duplicate + r.records_quarantined + r.parse_failures == records
+        accounted = r.scores_loaded + r.scores_quarantined + r.scores_in_duplicates + r.scores_in_quarantined_records
+        assert accounted == results, f"{collection}: {accounted} accounted for, {results} in the files"
+        assert r.records_migrated == r.records_loaded, f"{collection}: every loaded record was 0.2.x"
+
+
+def test_at_least_95_percent_of_results_are_loaded_and_current(corpus: Path, loaded: dict, wh: Warehouse) -> None:
+    results = sum(n for _, n in input_results(corpus).values())
+    current = wh.scalar("SELECT count(*) FROM v_score_current WHERE source_key LIKE 'eee-%'")
+    loaded_scores = wh.scalar("SELECT count(*) FROM score WHERE source_key LIKE 'eee-%'")
+    assert current == loaded_scores, "nothing in one unchanged corpus supersedes anything else"
+    assert current >= 0.95 * results, f"{current} of {results} results loaded and current"
+    assert not [r for r in loaded["first"].runs if r.status == "failed"]
+
+
+@pytest.mark.parametrize(
+    ("source", "collection"),
+    [("eee-helm-mmlu", "helm_mmlu"), ("eee-global-mmlu-lite", "global-mmlu-lite"), ("eee-hal-gaia", "hal-gaia")],
+)
+def test_results_that_differ_by_subject_language_or_agent_stay_separate_cells(
+    corpus: Path, wh: Warehouse, source: str, collection: str
+) -> None:
+    """HELM MMLU subjects, Global-MMLU-Lite languages and HAL agents were collapsed to one cell each."""
+    _, results = input_results(corpus)[collection]
+    quarantined = wh.scalar("SELECT count(*) FROM quarantine WHERE source_key = ?", [source])
+    current = wh.scalar("SELECT count(*) FROM v_score_current WHERE source_key = ?", [source])
+    cells = wh.scalar("SELECT count(DISTINCT cell_id) FROM v_cell_candidates WHERE source_key = ?", [source])
+    assert current == results - quarantined
+    assert cells == current, f"{source}: {current} current rows fall into {cells} cells"
+
+
+@pytest.mark.parametrize(
+    ("source", "collection"), [("eee-helm-mmlu", "helm_mmlu"), ("eee-global-mmlu-lite", "global-mmlu-lite")]
+)
+def test_subjects_and_languages_are_subsets_of_one_benchmark(
+    corpus: Path, wh: Warehouse, source: str, collection: str
+) -> None:
+    """Every evaluation_name of a HELM MMLU / Global-MMLU-Lite record is its own subset of one benchmark
+    (the collection's aggregate has no subset)."""
+    names = {
+        r["evaluation_name"]
+        for path in (corpus / "data" / collection).rglob("*.json")
+        for r in json.loads(path.read_text())["evaluation_results"]
+    }
+    assert len(names) >= 15
+    found = wh.con.execute(
+        "SELECT count(DISTINCT benchmark_id), count(DISTINCT coalesce(subset, '')) FROM score WHERE source_key = ?"
+        " AND metric_id <> 'win_rate'",
+        [source],
+    ).fetchone()
+    win_rate_rows = wh.scalar(
+        "SELECT count(DISTINCT subset) FROM score WHERE source_key = ? AND metric_id = 'win_rate'", [source]
+    )
+    assert found == (1, len(names) - win_rate_rows)
+
+
+def test_hal_agent_scaffolds_are_part_of_the_setup(wh: Warehouse) -> None:
+    setups = wh.con.execute(
+        "SELECT config_id, count(DISTINCT setup_key) FROM score WHERE source_key = 'eee-hal-gaia' GROUP BY 1"
+        " HAVING count(DISTINCT setup_key) > 1"
+    ).fetchall()
+    assert setups, "HAL runs one model under several agent scaffolds; each is its own setup"
+    assert wh.scalar(
+        "SELECT count(*) FROM score WHERE source_key = 'eee-hal-gaia' AND setup_key LIKE '%agent_scaffold=%'"
+    )
+
+
+def test_helm_placeholders_are_quarantined_with_the_reason(wh: Warehouse) -> None:
+    reasons = Counter(
+        r[0].split(":")[0]
+        for r in wh.con.execute("SELECT reason FROM quarantine WHERE source_key LIKE 'eee-helm%'").fetchall()
+    )
+    assert reasons and set(reasons) == {"placeholder -1.0"}
+    assert wh.scalar("SELECT count(*) FROM score WHERE source_key LIKE 'eee-helm%' AND raw_value = -1.0") == 0
+
+
+def test_every_score_says_its_record_was_migrated(wh: Warehouse) -> None:
+    missing = wh.scalar(
+        "SELECT count(*) FROM score WHERE source_key LIKE 'eee-%'"
+        " AND NOT list_contains(CAST(canonical_steps AS VARCHAR[]), 'migrated from EEE 0.2.0 to 0.3.0')"
+        " AND NOT list_contains(CAST(canonical_steps AS VARCHAR[]), 'migrated from EEE 0.2.2 to 0.3.0')"
+    )
+    assert missing == 0
+
+
+def test_metric_is_read_from_the_description_where_the_record_names_none(corpus: Path, wh: Warehouse) -> None:
+    """hfopenllm_v2 results carry no metric_id: 'Accuracy on IFEval' is accuracy."""
+    sample = min((corpus / "data/hfopenllm_v2").rglob("*.json"))
+    result = json.loads(sample.read_text())["evaluation_results"][0]
+    assert "metric_id" not in result["metric_config"], "the corpus still lacks metric_id"
+    metrics = dict(
+        wh.con.execute(
+            "SELECT benchmark_raw, any_value(metric_id) FROM score WHERE source_key = 'eee-hfopenllm-v2' GROUP BY 1"
+        ).fetchall()
+    )
+    assert metrics["IFEval"] == "accuracy"
+    assert not wh.scalar("SELECT count(*) FROM quarantine WHERE reason LIKE 'unmapped metric%'")
+
+
+def test_records_sharing_an_evaluation_id_are_both_kept(wh: Warehouse) -> None:
+    """hfopenllm_v2 holds float16 and bfloat16 runs of one repo under one evaluation_id."""
+    renamed = wh.con.execute(
+        "SELECT evaluation_id, source_evaluation_id FROM evaluation WHERE source_evaluation_id IS NOT NULL"
+    ).fetchall()
+    assert renamed
+    for new_id, old_id in renamed:
+        assert new_id.startswith(old_id + "#")
+        assert wh.scalar("SELECT count(*) FROM evaluation WHERE evaluation_id = ?", [old_id]) == 1
+    decisions = wh.scalar("SELECT count(*) FROM curation_decision WHERE kind = 'evaluation_id_collision'")
+    assert decisions == len(renamed)
+
+
+def test_precision_runs_of_one_repo_are_separate_configurations(wh: Warehouse) -> None:
+    pairs = wh.con.execute(
+        "SELECT model_source_id, list(DISTINCT config_id) FROM evaluation WHERE source_key = 'eee-hfopenllm-v2'"
+        " GROUP BY 1 HAVING count(DISTINCT config_id) > 1 LIMIT 5"
+    ).fetchall()
+    assert pairs
+    for _, configs in pairs:
+        assert all("precision=" in c for c in configs)
+
+
+def test_no_configuration_spans_two_hugging_face_repos(wh: Warehouse) -> None:
+    spanning = wh.con.execute(
+        "SELECT config_id, list(DISTINCT model_source_id) FROM evaluation WHERE source_key = 'eee-hfopenllm-v2'"
+        " GROUP BY 1 HAVING count(DISTINCT lower(model_source_id)) > 1"
+    ).fetchall()
+    assert spanning == []
+
+
+def test_a_second_import_of_the_unchanged_corpus_adds_nothing(loaded: dict) -> None:
+    assert loaded["after_second"] == loaded["after_first"]
+    assert {r.status for r in loaded["second"].runs} == {"unchanged"}
+    data = loaded["second"].as_dict()
+    assert data["files_unchanged"] == sum(r.report.records_read for r in loaded["first"].runs)
+
+
+@pytest.mark.conformance
+def test_the_export_passes_the_eee_validator_with_no_warnings(loaded: dict, tmp_path: Path) -> None:
+    pytest.importorskip("every_eval_ever", reason="the every-eval-ever test extra is not installed")
+    with Warehouse.open(loaded["db"], read_only=True) as wh:
+        summary = export_tree(wh, tmp_path / "out", RawStore(raw_store_path(loaded["db"])))
+        total = wh.scalar("SELECT count(*) FROM evaluation")
+    assert summary.skipped == [] and summary.written == total
+    assert summary.results_omitted == 160, "the HELM placeholders are left out (and counted)"
+    out = tmp_path / "out"
+    files = sorted(str(p.relative_to(out)) for p in out.rglob("*.json"))  # the path rule reads data/...
+    assert len(files) == total
+    for start in range(0, len(files), 1000):
+        proc = subprocess.run(
+            [sys.executable, "-m", "every_eval_ever", "validate", "--format", "json", *files[start : start + 1000]],
+            check=False,
+            capture_output=True,
+            text=True,
+            cwd=out,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        report = json.loads(proc.stdout)
+        assert _count(report, "errors") == 0 and _count(report, "warnings") == 0, proc.stdout[:2000]
+
+
+def _count(report: object, key: str) -> int:
+    """Total ``key`` entries anywhere in the validator's JSON report (lists are counted by length)."""
+    if isinstance(report, dict):
+        own = report.get(key)
+        n = len(own) if isinstance(own, list) else int(own or 0) if isinstance(own, int) else 0
+        return n + sum(_count(v, key) for k, v in report.items() if k != key)
+    if isinstance(report, list):
+        return sum(_count(v, key) for v in report)
+    return 0

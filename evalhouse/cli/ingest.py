@@ -83,7 +83,9 @@ def refresh(
     db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
-    """The nightly refresh: fetch every source, keep the bytes, parse, validate, load.
+    """The nightly refresh: fetch every scheduled source, keep the bytes, parse, validate, load.
+
+    Sources fetched on demand (model-cards, papers) run only through 'evalhouse ingest'.
 
     Per source: plan -> fetch -> raw store -> unchanged payload? stop -> parse -> unchanged
     records? stop -> validate (bad rows to quarantine) -> load in one transaction -> one
@@ -92,7 +94,7 @@ def refresh(
     another's data. Exit 1 when any source failed, 2 for an unknown --source.
     """
     from evalhouse.config import raw_store_path
-    from evalhouse.ingest.catalog import catalog, get_source
+    from evalhouse.ingest.catalog import get_source
     from evalhouse.pipeline import refresh as refresh_mod
     from evalhouse.pipeline.ledger import checkpoint
     from evalhouse.warehouse.db import Warehouse
@@ -100,7 +102,11 @@ def refresh(
 
     path = db_path(ctx, db)
     with guard():
-        keys = [get_source(k).SOURCE.key for k in source] if source else list(catalog())
+        keys = (
+            [get_source(k).SOURCE.key for k in source]
+            if source
+            else [m.SOURCE.key for m in refresh_mod.scheduled_sources()]
+        )
         show = not json_out and sys.stderr.isatty()
         after_load = checkpoint(skip_validation)
         with Warehouse.open(path) as wh, _progress(show) as progress:
@@ -126,29 +132,69 @@ def refresh(
 
 def ingest(
     ctx: typer.Context,
-    key: Annotated[str, typer.Argument(help="Source key (see 'evalhouse sources').")],
-    location: Annotated[str, typer.Argument(help="A local file or a URL with a payload for that source.")],
+    key: Annotated[str, typer.Argument(help="Source key or alias (see 'evalhouse sources'), e.g. model-card, paper.")],
+    locations: Annotated[
+        list[str] | None,
+        typer.Argument(help="Local files, URLs, or ids the source can fetch (a Hub repo id, an arXiv id)."),
+    ] = None,
+    targets: Annotated[
+        Path | None,
+        typer.Option("--targets", help="A file of ids to fetch, one per line ('#' starts a comment).", metavar="FILE"),
+    ] = None,
+    named: Annotated[
+        bool,
+        typer.Option("--named", help="Fetch the models the warehouse's other sources name (model-cards)."),
+    ] = False,
+    mirror: Annotated[
+        str | None,
+        typer.Option(help="Replay pinned payloads from a directory or base URL instead of the live hosts."),
+    ] = None,
     skip_validation: SkipValidation = False,
     db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
-    """Run one source's parser over one pinned payload (a local file or URL).
+    """Run one source's parser over pinned payloads, or fetch what ids name, recorded like any fetch.
 
-    The bytes are stored in the raw store and the run is recorded like any fetch, e.g.
+    A local file or URL is read as is, e.g.
     'evalhouse ingest artificial-analysis ../shared/datasets/artificial-analysis-2026-07-06/aa_models_raw_parsed.csv'.
-    Exit 1 when the run failed, 2 for an unknown source.
+    An id is fetched through the normal client: 'evalhouse ingest model-card alpindale/WizardLM-2-8x22B'
+    (the Hub API: the card's results and createdAt), 'evalhouse ingest paper 2406.01234v2' (the
+    paper's arXiv HTML tables). Several ids, '--targets FILE' or '--named' make one run over all of
+    them; a target that fails is quarantined with its reason and the others load. Exit 1 when the
+    run failed, 2 for an unknown source or an unreadable --targets file.
     """
+    from evalhouse.errors import InputError
     from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.pipeline.refresh import RefreshOptions
+    from evalhouse.pipeline.targets import named_models, refresh_targets
 
-    _run_one(
-        ctx,
-        db,
-        key,
-        skip_validation,
-        json_out,
-        lambda wh, store, after: ingest_file(wh, store, key, location, RefreshOptions(after_load=after)),
-    )
+    given = list(locations or [])
+
+    def run(wh, store, after):
+        options = RefreshOptions(mirror=mirror, after_load=after)
+        wanted = [*given, *_read_targets(targets)]
+        if named:
+            wanted += named_models(wh, key)
+        if not wanted:
+            raise InputError("nothing to ingest: give a file, URL or id, --targets FILE or --named")
+        if len(wanted) == 1 and not (targets or named):
+            return ingest_file(wh, store, key, wanted[0], options)
+        return refresh_targets(wh, store, key, wanted, options)
+
+    _run_one(ctx, db, key, skip_validation, json_out, run)
+
+
+def _read_targets(path: Path | None) -> list[str]:
+    """The ids of a ``--targets`` file: one per line, ``#`` comments and blank lines skipped."""
+    if path is None:
+        return []
+    from evalhouse.errors import InputError
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read --targets {path}: {exc.strerror or exc}") from exc
+    return [line.split("#", 1)[0].strip() for line in text.splitlines() if line.split("#", 1)[0].strip()]
 
 
 def reparse(
@@ -174,14 +220,14 @@ def reparse(
 def _run_one(ctx: typer.Context, db: str | None, key: str, skip_validation: bool, json_out: bool, run) -> None:
     """Open the warehouse for writing, run one source's load, report it; exit 1 if it failed."""
     from evalhouse.config import raw_store_path
-    from evalhouse.ingest.catalog import get_source
     from evalhouse.pipeline.ledger import checkpoint
+    from evalhouse.pipeline.refresh import resolve_key
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.raw_store import RawStore
 
     path = db_path(ctx, db)
     with guard():
-        get_source(key)
+        resolve_key(key)
         after_load = checkpoint(skip_validation)
         with Warehouse.open(path) as wh:
             result = run(wh, RawStore(raw_store_path(path)), after_load)

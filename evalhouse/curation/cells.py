@@ -131,8 +131,12 @@ def _loose(name: str) -> str:
     return normalise_alias(name.replace("-", " ").replace("_", " "))
 
 
-def cell_of(result: dict[str, Any], subset: str | None, harness: str | None) -> Cell:
-    setup = setup_of(result, harness)
+def cell_of(
+    result: dict[str, Any], subset: str | None, harness: str | None, name_setup: dict[str, str] | None = None
+) -> Cell:
+    """The result's cell; ``name_setup`` is what the model's name says about the run ("(8-shot)"),
+    which the record's own generation config overrides."""
+    setup = {**(name_setup or {}), **setup_of(result, harness)}
     params, params_key = metric_params_of(result)
     return Cell(
         subset=subset, metric_params=params, metric_params_key=params_key, setup=setup, setup_key=setup_key(setup)

@@ -42,6 +42,7 @@ class ResolvedModel:
     match_key: str = ""
     flags: dict[str, Any] = field(default_factory=dict)
     name_date: tuple[date, str] | None = None
+    setup: dict[str, str] = field(default_factory=dict)  # evaluation setup the name states ("(8-shot)")
 
 
 def _name_date(flags: dict[str, Any]) -> tuple[date, str] | None:
@@ -79,7 +80,8 @@ def resolve_model(
     developer_raw = model_info.get("developer")
     stated = developer_raw if developer_raw and str(developer_raw).lower() != "unknown" else None
     if stated is None and "/" in model_id and identity_from == "name":
-        stated = model_id.split("/", 1)[0]
+        # the repository's organisation, unless the registry documents the repository as a copy
+        stated = registry.reuploads.get(model_id.lower()) or model_id.split("/", 1)[0]
     shown = display if display != name else None
     ident = _resolve((name, shown, source_key, stated, _settings_details(details)), registry)
     flags = ident.settings.model_dump()
@@ -102,6 +104,7 @@ def resolve_model(
         match_key=ident.match_key,
         flags=flags,
         name_date=_name_date(flags),
+        setup=dict(ident.setup),
     )
 
 

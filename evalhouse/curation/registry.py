@@ -64,7 +64,8 @@ class Registry(BaseModel):
     benchmark_aliases: dict[tuple[str, str], str]  # (source_key or "*", alias) -> id
     developers: dict[str, Developer]
     developer_aliases: dict[str, str]
-    developer_patterns: tuple[tuple[re.Pattern[str], str], ...]
+    developer_patterns: tuple[tuple[re.Pattern[str], str, bool], ...]  # (pattern, developer, documented)
+    reuploads: dict[str, str] = Field(default_factory=dict)  # lower-cased repo id -> the weights' developer
     metric_descriptions: tuple[tuple[re.Pattern[str], str], ...] = ()
     generic_benchmark_names: frozenset[str] = frozenset()
     evidence_kinds: dict[str, EvidenceKind]
@@ -135,8 +136,18 @@ class Registry(BaseModel):
         if not name:
             return None
         text = normalise_alias(name)
-        for pattern, dev_id in self.developer_patterns:
+        for pattern, dev_id, _ in self.developer_patterns:
             if pattern.search(text):
+                return self.developers[dev_id]
+        return None
+
+    def documented_developer(self, name: str | None) -> Developer | None:
+        """The developer the registry documents as a model's author, whatever a source says."""
+        if not name:
+            return None
+        text = normalise_alias(name)
+        for pattern, dev_id, documented in self.developer_patterns:
+            if documented and pattern.search(text):
                 return self.developers[dev_id]
         return None
 
@@ -261,7 +272,7 @@ def _index_benchmarks(bf: BenchmarksFile, metric_ids: set[str], problems: list[s
 
 def _index_developers(
     df: DevelopersFile, problems: list[str]
-) -> tuple[dict[str, str], tuple[tuple[re.Pattern[str], str], ...]]:
+) -> tuple[dict[str, str], tuple[tuple[re.Pattern[str], str, bool], ...]]:
     aliases: dict[str, str] = {}
     for dev in df.developers:
         for alias in (dev.id, dev.name, *dev.aliases):
@@ -281,7 +292,7 @@ def _index_developers(
         except re.error as exc:
             problems.append(f"name pattern {np_.pattern!r} is not a regular expression: {exc}")
             continue
-        patterns.append((compiled, np_.developer))
+        patterns.append((compiled, np_.developer, np_.documented))
     return aliases, tuple(patterns)
 
 
@@ -301,6 +312,9 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry
     metric_aliases = _index_metrics(mf, {u.id for u in uf.units}, problems)
     bench_aliases = _index_benchmarks(bf, {m.id for m in mf.metrics}, problems)
     developer_aliases, developer_patterns = _index_developers(df, problems)
+    reuploads = {r.repo.lower(): r.developer for r in df.reuploads}
+    problems += [f"re-upload {r.repo!r} names unknown developer {r.developer!r}" for r in df.reuploads
+                 if r.developer not in {d.id for d in df.developers}]  # fmt: skip
     descriptions = []
     for metric in mf.metrics:
         for pattern in metric.description_patterns:
@@ -333,6 +347,7 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry
         benchmark_aliases=bench_aliases,
         developers={d.id: d for d in df.developers},
         developer_aliases=developer_aliases,
+        reuploads=reuploads,
         developer_patterns=developer_patterns,
         metric_descriptions=tuple(descriptions),
         generic_benchmark_names=frozenset(normalise_alias(n) for n in bf.generic_names),

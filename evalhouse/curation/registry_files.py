@@ -86,12 +86,24 @@ class EvidenceFile(Strict):
 class NamePattern(Strict):
     pattern: str
     developer: str
+    # documented authorship: beats another known developer a source states (HELM files GPT-J under openai)
+    documented: bool = False
+    reason: str | None = None
+
+
+class Reupload(Strict):
+    """A repository documented as a copy of another developer's weights (not a fine-tune)."""
+
+    repo: str
+    developer: str
+    reason: str
 
 
 class DevelopersFile(Strict):
     version: int
     developers: tuple[Developer, ...]
     name_patterns: tuple[NamePattern, ...] = ()
+    reuploads: tuple[Reupload, ...] = ()
 
 
 class MetricsFile(Strict):

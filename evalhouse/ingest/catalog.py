@@ -14,7 +14,7 @@ from evalhouse.common.choices import require_choice
 from evalhouse.ingest.source import SourceModule, SourceSpecError
 
 #: Module names under ``evalhouse.ingest.sources``, in the order a refresh runs them.
-SOURCES: tuple[str, ...] = ("epoch_benchmarks", "artificial_analysis")
+SOURCES: tuple[str, ...] = ("epoch_benchmarks", "artificial_analysis", "model_cards", "papers")
 
 
 @cache

@@ -7,8 +7,9 @@ from pathlib import Path
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest
 from evalhouse.pipeline import ledger
-from evalhouse.pipeline.refresh import RefreshOptions
+from evalhouse.pipeline.refresh import RefreshOptions, resolve_key
 from evalhouse.pipeline.source_run import SourceRun, store_fetch
+from evalhouse.pipeline.targets import refresh_targets
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
@@ -23,9 +24,14 @@ def ingest_file(
     """Run ``key``'s parser over ``location`` (a path or URL): bytes stored first, one ``ingest_run`` row.
 
     ``options`` gives the registry, the checkpoint (``after_load``) and the HTTP client factory.
+    A location that is neither (a Hub repository id, an arXiv id) goes to the source's ``locate``
+    and is fetched through the normal client as a one-target run of :mod:`.targets`.
     """
     options = options or RefreshOptions()
-    module = get_source(key)
+    module = get_source(resolve_key(key))
+    locate = getattr(module, "locate", None)
+    if not Path(location).exists() and locate is not None and locate(location) is not None:
+        return refresh_targets(wh, store, module.SOURCE.key, [location], options)
     run = SourceRun(wh, module, "ingest", options.registry, after_load=options.after_load, location=location)
     path = Path(location)
     request = FetchRequest(path.resolve().as_uri() if path.exists() else location, label=path.name)

@@ -130,9 +130,13 @@ def refresh_source(
 def refresh(
     wh: Warehouse, store: RawStore, keys: list[str] | None = None, options: RefreshOptions | None = None
 ) -> list[ledger.RunResult]:
-    """Refresh ``keys`` (default: every catalogued source) one after another."""
+    """Refresh ``keys`` (default: every scheduled source) one after another.
+
+    Sources with ``cadence="manual"`` (model cards, papers) have nothing to fetch on their own:
+    they run over named targets (:mod:`evalhouse.pipeline.targets`) or one payload at a time.
+    """
     options = options or RefreshOptions()
-    modules = [get_source(k) for k in keys] if keys else list(catalog().values())
+    modules = [get_source(k) for k in keys] if keys else scheduled_sources()
     results = []
     for module in modules:
         if options.on_start:
@@ -142,3 +146,16 @@ def refresh(
         if options.on_done:
             options.on_done(result)
     return results
+
+
+def scheduled_sources() -> list[SourceModule]:
+    """The catalogued sources a plain refresh runs: every one not fetched on demand only."""
+    return [m for m in catalog().values() if m.SOURCE.cadence != "manual"]
+
+
+def resolve_key(key: str) -> str:
+    """A source key, or another name a source accepts for itself (``model-card`` for ``model-cards``)."""
+    for real, module in catalog().items():
+        if key == real or key in getattr(module, "ALIASES", ()):
+            return real
+    return get_source(key).SOURCE.key  # unknown: the catalog's error, with suggestions

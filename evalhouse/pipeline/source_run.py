@@ -56,6 +56,11 @@ def store_fetch(store: RawStore, key: str, request: FetchRequest, result: FetchR
     return Fetched(entry, result.body, meta)
 
 
+def parse_one(module: SourceModule, fetched: Fetched) -> list[ParseItem]:
+    """The items of one payload, each tagged with its bytes; a ParseError propagates."""
+    return list(_tag(module.parse(fetched.body, meta=fetched.meta), fetched.entry.sha256))
+
+
 def parse_all(module: SourceModule, fetched: list[Fetched]) -> list[ParseItem]:
     """Every item of every payload; a ParseError (a whole payload unreadable) propagates."""
     items: list[ParseItem] = []
@@ -115,6 +120,10 @@ class SourceRun:
             return parse_all(self.module, fetched)
         except ParseError as exc:
             return self.record("failed", entries, f"parse failed: {exc}")
+
+    def parse_one(self, fetched: Fetched) -> list[ParseItem]:
+        """One payload's items (a ParseError propagates: the caller decides what it costs)."""
+        return parse_one(self.module, fetched)
 
     def load(
         self,

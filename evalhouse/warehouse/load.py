@@ -264,7 +264,7 @@ class Loader:
                 self._provisional[table][prov.id] = prov.model_dump()
         if outcome.provisional_benchmark is not None and outcome.candidate_benchmark:
             self._candidates[outcome.benchmark_id] = outcome.candidate_benchmark
-        row = rows.score_row(ctx, index, result, outcome, cell_of(result, outcome.subset, ctx.harness))
+        row = rows.score_row(ctx, index, result, outcome, cell_of(result, outcome.subset, ctx.harness, ctx.model.setup))
         row["locator"] = locator
         if row["fingerprint"] in self._score_fps:  # the same result twice in one record
             self.report.scores_in_duplicates += 1

@@ -251,6 +251,32 @@ def test_two_repositories_are_never_one_configuration() -> None:
     assert repack.base_model == original.base_model == "meta/llama-2-7b"
     assert repack.configuration != original.configuration and repack.repo == "thebloke/llama-2-7b-gptq"
     assert resolve("someuser/Yi-1.5-34B").configuration != resolve("01-ai/Yi-1.5-34B").configuration
+    # a documented re-upload shares the original's base model, never its configuration
+    copy, original = resolve("alpindale/WizardLM-2-8x22B"), resolve("WizardLM-2-8x22B", developer="microsoft")
+    assert copy.base_model == original.base_model == "microsoft/wizardlm-2-8x22b"
+    assert copy.configuration == "microsoft/wizardlm-2-8x22b|repo=alpindale/wizardlm-2-8x22b" != original.configuration
+
+
+def test_a_shot_count_in_a_name_is_the_runs_setup_not_the_model() -> None:
+    plain = resolve("Llama-2-13b-chat", developer="meta")
+    for name, shots in (("LLAMA 2-CHAT 13B (8-shot)", "8"), ("Llama-2-13b-chat 0-shot", "0")):
+        ident = resolve(name, developer="meta")
+        assert ident.configuration == plain.configuration, name
+        assert ident.setup == {"shots": shots}
+    glam = {resolve(f"GLaM (64B/64E) ({s})").setup["shots"] for s in ("Zero-shot", "One-shot", "3-shot", "16-shot")}
+    assert glam == {"0", "1", "3", "16"}
+    assert resolve("8-shot Minerva").base_model == resolve("Minerva").base_model
+    assert resolve("Oneshot-7B").setup == {} and resolve("Llama-2-13b-chat").setup == {}
+
+
+def test_documented_authorship_beats_a_known_developer_a_source_misstates() -> None:
+    """HELM classic files GPT-J 6B and GPT-NeoX 20B under openai; the registry documents EleutherAI."""
+    for name in ("GPT-J 6B", "GPT-NeoX 20B"):
+        assert resolve(name, developer="openai").developer == "eleutherai", name
+    # an organisation the registry does not know (a fine-tuner) is never overridden
+    assert resolve("someuser/gpt-j-6b-finetuned", developer="someuser").developer == "someuser"
+    # a joint statement takes the first organisation the registry knows
+    assert resolve("gpt-j-6b", developer="EleutherAI,LAION").developer == "eleutherai"
 
 
 def test_developer_spellings_fold() -> None:

@@ -243,3 +243,23 @@ def _count(report: object, key: str) -> int:
     if isinstance(report, list):
         return sum(_count(v, key) for v in report)
     return 0
+
+
+def test_instruct_models_stay_apart_from_their_base_and_are_listed_as_candidates(wh: Warehouse) -> None:
+    """Llama-3-8B-Instruct, gemma-2-27b-it, falcon-40b-instruct: distinct base models with lineage,
+    and the loose name match recorded in v_identity_candidates for review."""
+    pairs = {
+        (a, b): reason
+        for a, b, reason in wh.con.execute(
+            "SELECT base_model_a, base_model_b, reason FROM v_identity_candidates"
+        ).fetchall()
+    }
+    for parent, child in (
+        ("meta/llama-3-8b", "meta/llama-3-8b-instruct"),
+        ("google/gemma-2-27b", "google/gemma-2-27b-instruct"),
+        ("tii/falcon-40b", "tii/falcon-40b-instruct"),
+    ):
+        assert wh.scalar("SELECT derived_from FROM base_model WHERE base_model_id = ?", [child]) == parent
+        assert pairs.get((parent, child)) == "one derives from the other", (parent, child)
+    averaged = wh.scalar("SELECT count(*) FROM v_scores_canonical WHERE n_used > 1")
+    assert averaged == 0, "under the default policy no canonical value is a mean of several rows"

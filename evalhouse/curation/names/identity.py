@@ -28,14 +28,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from evalhouse.common.naming import slug
 from evalhouse.curation.name_rules import NameRules
 from evalhouse.curation.names import text as T
 from evalhouse.curation.names.collapse import collapse_standard, generic_form, is_generic_name
-from evalhouse.curation.names.settings import Settings, read_settings
-from evalhouse.curation.registry import Registry
+from evalhouse.curation.names.settings import SHOTS, Settings, name_setup, read_settings
+from evalhouse.curation.registry import Developer, Registry
 
 UNKNOWN_DEVELOPER = "unknown"
 _WITH = re.compile(r"\s+w/\s*", re.IGNORECASE)
@@ -61,6 +61,7 @@ class ModelIdentity(BaseModel):
     derived_from: str | None = None
     match_key: str = ""
     repo: str | None = None
+    setup: dict[str, str] = Field(default_factory=dict)  # evaluation setup the name states ("(8-shot)")
 
     @property
     def flags(self) -> Settings:
@@ -100,6 +101,7 @@ def _identity_tokens(name: str, r: NameRules) -> list[str]:
     """The tokens that make a base model: settings, dates, packaging and providers removed."""
     text = T.strip_org_prefix(T.fold(name), r, any_slash=False)
     text = _EXTENDED_THINKING.sub(" ", text)
+    text = SHOTS.sub(" ", text)
     text = _drop_setting_parentheticals(text, r)
     text = T.strip_variant_tail(T.space(text), r)
     if not any(text.lower().rstrip().endswith(f"{stem} {e}") for stem in r.tier_stems for e in r.efforts):
@@ -189,17 +191,38 @@ def _developer(name: str, stated: str | None, registry: Registry, *, repack: boo
         or registry.developer_from_model_name(T.strip_org_prefix(T.fold(core), rules))
         or registry.developer_from_model_name(" ".join(_identity_tokens(core, rules)))
     )
+    if repo_org is not None and name.strip().lower() in registry.reuploads:
+        return registry.reuploads[name.strip().lower()], True, repo_org  # a documented copy of the weights
+    documented = registry.documented_developer(core)
     org_is_provider = repo_org is not None and repo_org.lower() in rules.providers
     for candidate in (stated, None if org_is_provider else repo_org):
         if not candidate or candidate.strip().lower() == UNKNOWN_DEVELOPER:
             continue
-        dev = registry.developer_for(candidate)
+        dev = _known_developer(candidate, registry)
+        if documented is not None and dev is not None and dev.id != documented.id:
+            return documented.id, True, repo_org  # the registry documents who made it
         if repack and named is not None and (dev is None or dev.id != named.id):
             return named.id, True, repo_org  # a repack of another developer's model
         return (dev.id if dev else slug(candidate, keep=".") or UNKNOWN_DEVELOPER), False, repo_org
     if named is not None:
         return named.id, True, repo_org
     return UNKNOWN_DEVELOPER, False, repo_org
+
+
+_JOINT = re.compile(r"\s*(?:,|&|\+|\band\b)\s*", re.IGNORECASE)
+
+
+def _known_developer(stated: str, registry: Registry) -> Developer | None:
+    """The registry's developer for a stated organisation; for a joint statement ("EleutherAI,LAION")
+    the first organisation the registry knows."""
+    dev = registry.developer_for(stated)
+    if dev is not None:
+        return dev
+    for part in _JOINT.split(stated):
+        dev = registry.developer_for(part)
+        if dev is not None:
+            return dev
+    return None
 
 
 @dataclass(frozen=True)
@@ -269,8 +292,9 @@ def resolve(
         family=_family(tokens, r, key),
         settings=settings,
         derived_from=derived,
-        match_key=collapse_standard(text, r, developer=dev),
+        match_key=collapse_standard(SHOTS.sub(" ", text), r, developer=dev),
         repo=repo,
+        setup={**name_setup(hints.display_name or ""), **name_setup(text)},
     )
 
 

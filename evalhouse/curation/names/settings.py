@@ -114,6 +114,24 @@ def _preview_channel(text: str) -> str | None:
 
 _RE_LATEST = re.compile(r"(?<![a-z])latest(?![a-z])")
 _RE_COT = re.compile(r"(?<![a-z])cot(?![a-z])")
+_SHOT_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "few": "few"}
+#: An evaluation's shot count written into a model's name: "LLAMA 2-CHAT 7B (8-shot)",
+#: "GLaM (64B/64E) (One-shot)", "8-shot Minerva". It is the setup of the result, not the model.
+SHOTS = re.compile(
+    r"\(\s*(\d+|zero|one|two|three|four|five|few)[\s-]?shots?\s*\)|(?<![\w-])(\d+|zero|one|few)[\s-]shots?(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def name_setup(name: str) -> dict[str, str]:
+    """The evaluation setup a model's name states (its shot count), as cell setup keys."""
+    found = SHOTS.search(str(name))
+    if found is None:
+        return {}
+    word = (found.group(1) or found.group(2)).lower()
+    return {"shots": _SHOT_WORDS.get(word, word)}
+
+
 _RE_CHECKPOINT = re.compile(r"(?<![0-9a-z.])(0\d\d)(?![0-9a-z.])")
 _RE_QUANT = re.compile(r"(?<![a-z0-9])(q\d+(?:_[a-z0-9]+)*)(?![a-z0-9])")
 _MONTH_NUMBER = {

@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml requirements.lock
 	@py=$$(scripts/find-python) || exit 1; \
 	if [ ! -x $(BIN)/python ]; then echo "creating $(VENV) with $$py"; "$$py" -m venv $(VENV) || exit 1; fi
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[test,spark]'
 	@touch $(STAMP)
 
 venv: $(STAMP) ## create .venv and install the pinned dependencies
@@ -47,7 +47,7 @@ bench: $(STAMP) ## run every performance script in benchmarks/
 
 lock: ## re-resolve requirements.lock from pyproject.toml in a scratch venv
 	@py=$$(scripts/find-python) || exit 1; rm -rf .lockenv; "$$py" -m venv .lockenv && \
-	.lockenv/bin/python -m pip install --quiet -e '.[test]' && \
+	.lockenv/bin/python -m pip install --quiet -e '.[test,spark]' && \
 	.lockenv/bin/python -m pip freeze --exclude-editable | grep -v '^-e' > requirements.lock; rm -rf .lockenv
 
 clean: ## remove the venv and caches (keeps the warehouse)

@@ -39,7 +39,7 @@ def _root(
 def _register() -> None:
     # Imported here so `evalhouse --help` lists every group and a group's heavy imports
     # (sklearn, great-expectations) load only when one of its commands runs.
-    from evalhouse.cli import analytics, audit, curate, ingest, models, snapshot, validate, warehouse
+    from evalhouse.cli import analytics, audit, curate, ingest, items, models, snapshot, validate, warehouse
 
     warehouse.register(app)
     ingest.register(app)
@@ -49,6 +49,7 @@ def _register() -> None:
     audit.register(app)
     snapshot.register(app)
     analytics.register(app)
+    items.register(app)  # after analytics: adds 'analyze items' to its group
 
 
 _register()

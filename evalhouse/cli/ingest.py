@@ -80,14 +80,24 @@ def refresh(
         typer.Option(help="Replay pinned payloads from a directory or base URL instead of the live hosts."),
     ] = None,
     skip_validation: SkipValidation = False,
+    accept_drift: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--accept-drift",
+            help="Accept a real shrink of this source (repeatable): its row-drop guard passes for this run,"
+            " recorded as a curation decision.",
+        ),
+    ] = None,
     db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
-    """The nightly refresh: fetch every scheduled source, keep the bytes, parse, validate, load.
+    """The nightly refresh: fetch (httpx, or a scrapy crawl) every scheduled source, keep the bytes, parse, load.
 
     Sources fetched on demand (model-cards, papers) run only through 'evalhouse ingest'.
 
-    Per source: plan -> fetch -> raw store -> unchanged payload? stop -> parse -> unchanged
+    Per source: plan -> fetch -> raw store -> unchanged payload? stop -> parse -> drift guards
+    (rows dropped > 10%, empty placeholder, bot-check page, layout changed, values outside the
+    registry's bounds, oversize body, redirect loop: failed; pages missing: partial) -> unchanged
     records? stop -> validate (bad rows to quarantine) -> load in one transaction -> one
     ingest_run row. When the registries changed since a source's rows were canonicalised, its
     stored payloads are re-canonicalised ('recanonicalised'). A failing source never touches
@@ -107,6 +117,7 @@ def refresh(
             if source
             else [m.SOURCE.key for m in refresh_mod.scheduled_sources()]
         )
+        accepted = {get_source(k).SOURCE.key for k in accept_drift or ()}
         show = not json_out and sys.stderr.isatty()
         after_load = checkpoint(skip_validation)
         with Warehouse.open(path) as wh, _progress(show) as progress:
@@ -118,6 +129,7 @@ def refresh(
                 refresh_mod.RefreshOptions(
                     mirror=mirror,
                     after_load=after_load,
+                    accept_drift=accepted,
                     on_start=lambda key: progress.update(task, description=f"refreshing {key}"),
                     on_done=lambda _r: progress.advance(task),
                 ),

@@ -14,7 +14,32 @@ from evalhouse.common.choices import require_choice
 from evalhouse.ingest.source import SourceModule, SourceSpecError
 
 #: Module names under ``evalhouse.ingest.sources``, in the order a refresh runs them.
-SOURCES: tuple[str, ...] = ("epoch_benchmarks", "artificial_analysis", "model_cards", "papers")
+SOURCES: tuple[str, ...] = (
+    "epoch_benchmarks",
+    "artificial_analysis",
+    # leaderboards crawled with scrapy, and leaderboard APIs and datasets (httpx)
+    "swallow_leaderboard",
+    "lexam",
+    "open_llm_leaderboard",
+    "helm",
+    "lmarena",
+    "livebench",
+    "terminal_bench",
+    "aider_polyglot",
+    "vals_ai",
+    "mercor_eval",
+    "vectara_hallucination_leaderboard",
+    "llm_stats",
+    # fetched on demand only ('evalhouse ingest'): model cards and paper tables
+    "model_cards",
+    "papers",
+    # harness logs (item level, ingested from files: 'evalhouse ingest KEY PATH')
+    "lm_eval",
+    "helm_run",
+    "inspect_log",
+    "eee_instances",
+    "panel_csv",
+)
 
 
 @cache

@@ -25,7 +25,9 @@ from evalhouse.errors import EvalhouseError, InputError
 from evalhouse.ingest.fetch import FetchRequest
 from evalhouse.schema.records import ParseItem
 
-SourceKind = Literal["leaderboard", "api", "paper", "model_card", "harness_log", "eee_datastore", "aggregator_export"]
+SourceKind = Literal[
+    "leaderboard", "api", "paper", "model_card", "harness_log", "eee_datastore", "aggregator_export", "simulation"
+]
 Cadence = Literal["hourly", "daily", "weekly", "monthly", "manual"]
 KEY_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 

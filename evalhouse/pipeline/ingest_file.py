@@ -6,7 +6,7 @@ from pathlib import Path
 
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest
-from evalhouse.pipeline import ledger
+from evalhouse.pipeline import items_ingest, ledger
 from evalhouse.pipeline.refresh import RefreshOptions, resolve_key
 from evalhouse.pipeline.source_run import SourceRun, store_fetch
 from evalhouse.pipeline.targets import refresh_targets
@@ -33,6 +33,9 @@ def ingest_file(
     if not Path(location).exists() and locate is not None and locate(location) is not None:
         return refresh_targets(wh, store, module.SOURCE.key, [location], options)
     run = SourceRun(wh, module, "ingest", options.registry, after_load=options.after_load, location=location)
+    if items_ingest.is_item_source(module) and Path(location).exists():
+        # harness logs: local run files or directories, bundled, without the HTTP client's size cap
+        return items_ingest.ingest_item_path(wh, store, module, location, run.ctx)
     path = Path(location)
     request = FetchRequest(path.resolve().as_uri() if path.exists() else location, label=path.name)
     with options.client_factory(None) as client:

@@ -17,6 +17,7 @@ import hashlib
 import json
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -26,11 +27,13 @@ import duckdb
 
 from evalhouse.curation.identity import IdentityFrom
 from evalhouse.curation.registry import Registry
+from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParseItem
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, first_row
 from evalhouse.warehouse.decisions import record_decisions
 from evalhouse.warehouse.insert import insert_rows
+from evalhouse.warehouse.items_load import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
 from evalhouse.warehouse.load import LoadContext, Loader, LoadReport
 from evalhouse.warehouse.raw_store import RawEntry
 from evalhouse.warehouse.registry_sync import sync_registry
@@ -92,6 +95,18 @@ class RunResult:
     duration_s: float = 0.0
     payload_sha256: str | None = None
     decisions: dict[str, int] = field(default_factory=dict)
+    items: ItemLoadReport | None = None  # set when the source yielded item-level batches
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """read / loaded / quarantined / duplicate, item-level responses included (one per source line)."""
+        r, i = self.report, self.items or ItemLoadReport()
+        return {
+            "read": r.records_read + r.parse_failures + i.responses_read,
+            "loaded": r.records_loaded + i.responses_loaded,
+            "quarantined": r.quarantined + i.responses_quarantined,
+            "duplicate": r.records_duplicate + i.responses_duplicate,
+        }
 
     def as_dict(self) -> dict[str, Any]:
         r = self.report
@@ -99,17 +114,15 @@ class RunResult:
             "run_id": self.run_id,
             "source": self.source_key,
             "status": self.status,
-            "read": r.records_read + r.parse_failures,
-            "loaded": r.records_loaded,
-            "quarantined": r.quarantined,
-            "duplicate": r.records_duplicate,
+            **self.counts,
             "scores": {
                 "read": r.scores_read,
                 "loaded": r.scores_loaded,
                 "quarantined": r.scores_quarantined,
                 "in_duplicate_records": r.scores_in_duplicates,
             },
-            "quarantine_reasons": dict(r.reasons.most_common(10)),
+            "quarantine_reasons": dict((r.reasons + (self.items.reasons if self.items else Counter())).most_common(10)),
+            "items": self.items.as_dict() if self.items else None,
             "decisions": self.decisions,
             "error": self.error,
             "duration_s": round(self.duration_s, 3),
@@ -126,6 +139,7 @@ class LoadPlan:
     payload_sha256: str | None = None  # default: the digest of ``entries``
     replace_source: bool = False  # first remove the source's parsed rows (reparse)
     status: RunStatus | None = None  # the status to record when the load succeeds (default: by counts)
+    degraded: str | None = None  # a drift guard's reason (pages missing): the load is ``partial`` with it
 
 
 def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
@@ -155,6 +169,7 @@ def _insert_run(
     con: duckdb.DuckDBPyConnection, ctx: RunContext, result: RunResult, records_fp: str | None, details: dict[str, Any]
 ) -> None:
     r = result.report
+    counts = result.counts
     row = {
         "run_id": result.run_id,
         "source_key": result.source_key,
@@ -162,10 +177,10 @@ def _insert_run(
         "started_at": ctx.started_at,
         "finished_at": datetime.now(UTC),
         "status": result.status,
-        "n_read": r.records_read + r.parse_failures,
-        "n_loaded": r.records_loaded,
-        "n_quarantined": r.quarantined,
-        "n_duplicate": r.records_duplicate,
+        "n_read": counts["read"],
+        "n_loaded": counts["loaded"],
+        "n_quarantined": counts["quarantined"],
+        "n_duplicate": counts["duplicate"],
         "n_scores": r.scores_loaded,
         "error": result.error,
         "duration_s": result.duration_s,
@@ -207,20 +222,30 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
                     identity_from=ctx.identity_from,
                 ),
             )
-            result.report = loader.load(plan.items(), raw_sha256=digest or "none")
-            result.status = _status(result.report)
+            parsed = list(plan.items())
+            batches = [i for i in parsed if isinstance(i, ItemBatch)]
+            result.report = loader.load(
+                [i for i in parsed if not isinstance(i, ItemBatch)], raw_sha256=digest or "none"
+            )
+            if batches:
+                item_loader = ItemLoader(con, source_key=ctx.source.source_key, run_id=ctx.run_id)
+                result.items = item_loader.load(batches, raw_sha256=digest or "none")
+            result.status = _status(result.report, result.items)
             if result.status == "failed":
-                result.error = _why_nothing_loaded(result.report)
+                result.error = _why_nothing_loaded(result.report, result.items)
             else:
                 result.decisions = record_decisions(con, ctx.run_id)
                 result.status = plan.status or result.status
+                if plan.degraded is not None:
+                    result.status, result.error = "partial", plan.degraded
             result.duration_s = time.perf_counter() - t0
             if ctx.after_load is not None:
                 ctx.after_load(con, ctx.run_id)
             fp = plan.records_fp or (
                 records_fingerprint(result.report.fingerprints) if result.report.fingerprints else None
             )
-            _insert_run(con, ctx, result, fp, {**ctx.details, "load": result.report.as_dict()})
+            items_details = {"items": result.items.as_dict()} if result.items else {}
+            _insert_run(con, ctx, result, fp, {**ctx.details, "load": result.report.as_dict(), **items_details})
         return result
     except Exception as exc:  # noqa: BLE001 - any failure of one source becomes its failed run
         rolled_back = result.report.as_dict()
@@ -230,7 +255,7 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
 
 
 #: Tables holding what a parser produced for a source (raw bytes and run history are not here).
-PARSED_TABLES = ("score", "evaluation", "model_attribute", "release_date_evidence", "quarantine")
+PARSED_TABLES = ("score", "evaluation", "model_attribute", "release_date_evidence", "quarantine", *ITEM_PARSED_TABLES)
 
 
 def remove_parsed_rows(con: duckdb.DuckDBPyConnection, source_key: str) -> None:
@@ -261,19 +286,24 @@ def record_run(
     return result
 
 
-def _why_nothing_loaded(report: LoadReport) -> str:
+def _why_nothing_loaded(report: LoadReport, items: ItemLoadReport | None = None) -> str:
+    if items is not None and items.responses_read:
+        reasons = ", ".join(f"{n} × {r}" for r, n in items.reasons.most_common(3))
+        return f"nothing loaded: all {items.responses_read} responses were quarantined ({reasons})"
     if report.records_read == 0 and report.parse_failures == 0:
         return "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
     reasons = ", ".join(f"{n} × {r}" for r, n in report.reasons.most_common(3))
     return f"nothing loaded: all {report.records_read + report.parse_failures} items were quarantined ({reasons})"
 
 
-def _status(report: LoadReport) -> RunStatus:
-    if report.records_read == 0 and report.parse_failures == 0:
+def _status(report: LoadReport, items: ItemLoadReport | None = None) -> RunStatus:
+    i = items or ItemLoadReport()
+    if report.records_read == 0 and report.parse_failures == 0 and i.responses_read == 0:
         return "failed"
-    if report.records_loaded == 0 and report.records_duplicate == 0:
+    nothing = report.records_loaded == 0 and report.records_duplicate == 0
+    if nothing and i.responses_loaded == 0 and i.responses_duplicate == 0:
         return "failed"
-    if report.quarantined:
+    if report.quarantined or i.responses_quarantined:
         return "partial"
     return "completed"
 

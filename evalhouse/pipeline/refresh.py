@@ -12,19 +12,24 @@ the stored payloads are parsed and canonicalised again and the run is ``recanoni
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import httpx
 
 from evalhouse.curation.registry import Registry, load_registry
 from evalhouse.ingest.catalog import catalog, get_source
-from evalhouse.ingest.fetch import FetchError
+from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
 from evalhouse.ingest.http import HttpClient
-from evalhouse.ingest.source import SourceModule, SourceState
-from evalhouse.pipeline import ledger
+from evalhouse.ingest.source import ParseError, SourceModule, SourceState
+from evalhouse.pipeline import guards, ledger
 from evalhouse.pipeline.reparse import reload_stored
-from evalhouse.pipeline.source_run import Fetched, SourceRun, parsed_fingerprint, store_fetch
+from evalhouse.pipeline.source_run import Fetched, SourceRun, parsed_fingerprint, store_fetch, tag_items
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import insert_rows
 from evalhouse.warehouse.raw_store import RawStore
 
 OFFLINE_HINT = (
@@ -50,6 +55,8 @@ class RefreshOptions:
     registry: Registry = field(default_factory=load_registry)
     on_start: Callable[[str], None] | None = None  # a source's run begins (progress display)
     on_done: Callable[[ledger.RunResult], None] | None = None  # ... and ends
+    accept_drift: Collection[str] = ()  # sources whose row-drop guard a person waives for this run
+    crawl_settings: Mapping[str, Any] | None = None  # scrapy setting overrides for crawled sources
 
 
 def source_state(wh: Warehouse, key: str, env: Mapping[str, str]) -> SourceState:
@@ -71,25 +78,160 @@ def source_state(wh: Warehouse, key: str, env: Mapping[str, str]) -> SourceState
     return SourceState(last_payload_sha256=shas, etags=etags, last_modified=modified, env=dict(env))
 
 
-def _fetch_all(
-    run: SourceRun, store: RawStore, options: RefreshOptions, env: Mapping[str, str]
-) -> tuple[list[Fetched], int] | ledger.RunResult:
-    """Fetch every planned request into the raw store: ``(fetched, n_not_modified)`` or the failed run."""
+#: Upper bound on pages one httpx run fetches through ``follow()`` (crawls are bounded by scrapy).
+MAX_FOLLOWED_PAGES = 500
+
+
+@dataclass
+class Gathered:
+    """What one run's fetches produced: stored payloads, failed pages, 304 answers."""
+
+    fetched: list[Fetched] = field(default_factory=list)
+    failures: list[guards.Failure] = field(default_factory=list)
+    not_modified: int = 0
+
+
+def _url_key(request: FetchRequest) -> str:
+    return str(httpx.URL(request.url).copy_merge_params(dict(request.params)))
+
+
+def _gather_http(client: HttpClient, run: SourceRun, requests: list[FetchRequest], store: RawStore) -> Gathered:
+    """Fetch the plan, then whatever the source's pure ``follow()`` finds in each payload."""
+    follow = getattr(run.module, "follow", None)
+    got = Gathered()
+    queue = [(r, True) for r in requests]
+    seen = {_url_key(r) for r in requests}
+    while queue and len(got.fetched) + len(got.failures) < MAX_FOLLOWED_PAGES:
+        request, planned = queue.pop(0)
+        try:
+            result = client.fetch(request)
+        except FetchError as exc:
+            got.failures.append(guards.Failure(request.url, exc.kind, str(exc), exc.status, planned))
+            continue
+        if result.not_modified:
+            got.not_modified += 1
+            continue
+        fetched = store_fetch(store, run.spec.key, request, result, run.run_id)
+        got.fetched.append(fetched)
+        for nxt in _follow(follow, fetched):
+            if _url_key(nxt) not in seen:
+                seen.add(_url_key(nxt))
+                queue.append((_inherit(request, nxt), False))
+    return got
+
+
+def _follow(follow: Callable[..., list[FetchRequest]] | None, fetched: Fetched) -> list[FetchRequest]:
+    """What a payload links to; an unreadable payload links nowhere (its parse reports why)."""
+    if follow is None:
+        return []
+    try:
+        return follow(fetched.body, meta=fetched.meta)
+    except ParseError:
+        return []
+
+
+def _inherit(parent: FetchRequest, child: FetchRequest) -> FetchRequest:
+    """A followed request keeps its parent's headers (and declared secrets) on the same origin."""
+    if httpx.URL(parent.url).netloc != httpx.URL(child.url).netloc or not parent.headers:
+        return child
+    return replace(
+        child, headers={**parent.headers, **child.headers}, secret_headers=parent.secret_headers | child.secret_headers
+    )
+
+
+def _gather_crawl(
+    run: SourceRun,
+    requests: list[FetchRequest],
+    store: RawStore,
+    *,
+    mirror: str | None,
+    settings: Mapping[str, Any] | None,
+) -> Gathered:
+    """Crawl with the source's scrapy spider; every page goes to the same raw store."""
+    from evalhouse.ingest.spiders.crawl import crawl  # noqa: PLC0415 - scrapy + twisted load only when a crawl runs
+
+    module = run.module
+    outcome = crawl(module, requests, mirror=mirror, overrides=dict(settings or {}))
+    got = Gathered()
+    for page in sorted(outcome.pages, key=lambda p: p.url):
+        result = FetchResult(
+            url=page.fetched_url,
+            status=page.status,
+            body=page.body,
+            content_type=page.content_type,
+            etag=page.etag,
+            last_modified=page.last_modified,
+            retrieved_at=page.retrieved_at,
+            elapsed_s=page.elapsed_s,
+            attempts=1,
+            request_params={"params": {}, "headers": {}, "crawl": {"spider": module.SPIDER, "depth": page.depth}},  # type: ignore[attr-defined]
+            not_modified=False,
+            headers=page.headers,
+            label=page.label,
+            mirrored_from=page.url if mirror else None,
+        )
+        got.fetched.append(
+            store_fetch(store, run.spec.key, FetchRequest(page.url, label=page.label), result, run.run_id)
+        )
+    got.failures = [guards.Failure(f.url, f.kind, f.message, f.status, f.planned) for f in outcome.failures]
+    got.failures += [guards.Failure("(spider)", "malformed_item", m) for m in outcome.malformed]
+    return got
+
+
+def _parse_page(module: SourceModule, f: Fetched) -> guards.Page:
+    try:
+        items = list(tag_items(module.parse(f.body, meta=f.meta), f.entry.sha256))
+    except ParseError as exc:
+        return guards.Page(f.entry.url, f.body, f.meta.content_type, [], exc)
+    return guards.Page(f.entry.url, f.body, f.meta.content_type, items)
+
+
+def previous_figures(wh: Warehouse, last: ledger.LastRun | None) -> guards.Previous | None:
+    """Rows per payload of the last loading run (what a shrink is measured against)."""
+    if last is None:
+        return None
+    n_read, details = wh.con.execute(
+        "SELECT n_read, details FROM ingest_run WHERE run_id = ?", [last.run_id]
+    ).fetchone()
+    figures = (json.loads(details) if details else {}).get("figures") or {}
+    return guards.Previous(
+        last.run_id,
+        int(figures.get("records", n_read)),
+        figures.get("by_url") or {},
+        frozenset(figures.get("missing") or ()),
+    )
+
+
+def _with_decisions(run: SourceRun, accepted: list[guards.Verdict]) -> None:
+    """Record waived guards as curation decisions inside the load's transaction."""
+    if not accepted:
+        return
+    after_load, key = run.ctx.after_load, run.spec.key
+
+    def record(con: Any, run_id: str) -> None:
+        rows = [
+            {
+                "kind": "accepted_drift",
+                "rule": f"drift guard {v.guard} waived by a person (refresh --accept-drift {key})",
+                "subject": json.dumps({"source_key": key}),
+                "detail": json.dumps({"reason": v.reason, **dict(v.detail)}, default=str),
+                "run_id": run_id,
+            }
+            for v in accepted
+        ]
+        insert_rows(con, "curation_decision", rows)
+        if after_load is not None:
+            after_load(con, run_id)
+
+    run.ctx = replace(run.ctx, after_load=record)
+
+
+def _gather(run: SourceRun, store: RawStore, options: RefreshOptions, env: Mapping[str, str]) -> Gathered:
     requests = run.module.plan(source_state(run.wh, run.spec.key, env))
-    fetched: list[Fetched] = []
-    not_modified = 0
     with options.client_factory(options.mirror) as client:
-        for request in requests:
-            try:
-                result = client.fetch(request)
-            except FetchError as exc:
-                hint = "" if options.mirror else f"; {OFFLINE_HINT}"
-                return run.record("failed", [f.entry for f in fetched], f"fetch failed ({exc.kind}): {exc}{hint}")
-            if result.not_modified:
-                not_modified += 1
-                continue
-            fetched.append(store_fetch(store, run.spec.key, request, result, run.run_id))
-    return fetched, not_modified
+        if getattr(run.module, "SPIDER", None):  # a crawl goes where the client would: the same mirror
+            return _gather_crawl(run, requests, store, mirror=client.mirror, settings=options.crawl_settings)
+        return _gather_http(client, run, requests, store)
 
 
 def refresh_source(
@@ -99,32 +241,64 @@ def refresh_source(
     spec = module.SOURCE
     env = dict(os.environ if options.env is None else options.env)
     run = SourceRun(wh, module, "refresh", options.registry, after_load=options.after_load, mirror=options.mirror)
+    if not spec.default_urls and spec.cadence == "manual":
+        return run.record("failed", [], f"{spec.key} is read from files: use 'evalhouse ingest {spec.key} PATH'")
     missing = [var for var in spec.required_env if not env.get(var)]
     if missing:
         return run.record("failed", [], f"missing credential(s) {', '.join(missing)}: set them in the environment")
-    got = _fetch_all(run, store, options, env)
-    if isinstance(got, ledger.RunResult):
-        return got
-    fetched, not_modified = got
-    entries = [f.entry for f in fetched]
+    got = _gather(run, store, options, env)
+    entries = [f.entry for f in got.fetched]
     last = ledger.last_loading_run(wh.con, spec.key)
     stale = last is not None and last.registry_version != options.registry.version
-    if not fetched and not_modified:
+    previous = previous_figures(wh, last)
+    # Pages the last loading run was already missing (Swallow's unpublished model pages) are not
+    # news; a newly missing page is, even when the records it held are elsewhere too.
+    same_gaps = guards.nothing_new_missing(got.failures, previous)
+    if not got.fetched and got.not_modified and not got.failures:
         if stale:
             return reload_stored(run, store, entries, status="recanonicalised")
         return run.record("unchanged", entries, reason="304 Not Modified")
-    if last is not None and last.payload_sha256 == ledger.payload_digest(entries):
+    if same_gaps and last is not None and last.payload_sha256 == ledger.payload_digest(entries) and got.fetched:
         if stale:
             return reload_stored(run, store, entries, status="recanonicalised")
         return run.record("unchanged", entries, reason="payload sha256 equals the last loading run's")
-    items = run.parse(fetched, entries)
-    if isinstance(items, ledger.RunResult):
-        return items
-    if last is not None and last.records_fingerprint == parsed_fingerprint(items):
+    pages = [_parse_page(module, f) for f in got.fetched]
+
+    # ---- DRIFT GUARDS: the one place a run's fetches and parse are judged (pipeline/guards.py) ----
+    evidence = guards.Evidence(
+        spec.key,
+        pages,
+        got.failures,
+        previous,
+        guards.policy_for(module),
+        accept_drift=spec.key in options.accept_drift,
+        hint="" if options.mirror else f"; {OFFLINE_HINT}",
+        registry=options.registry,
+    )
+    verdicts = guards.evaluate(evidence)
+    decisive = guards.outcome(verdicts)
+    report = {"figures": evidence.figures(), "guards": [_verdict_json(v) for v in verdicts]}
+    if decisive is not None and decisive.outcome == "failed":
+        return run.record("failed", entries, decisive.reason, guard=decisive.guard, **report)
+    # ------------------------------------------------------------------------------------------------
+
+    items = [item for page in pages for item in page.items]
+    if same_gaps and last is not None and last.records_fingerprint == parsed_fingerprint(items):
         if stale:
             return reload_stored(run, store, entries, status="recanonicalised")
         return run.record("unchanged", entries, reason="parsed records fingerprint equals the last loading run's")
-    return run.load(entries, items, requests=len(fetched) + not_modified)
+    _with_decisions(run, [v for v in verdicts if v.outcome == "accepted"])
+    return run.load(
+        entries,
+        items,
+        degraded=decisive.reason if decisive is not None else None,
+        requests=len(got.fetched) + len(got.failures) + got.not_modified,
+        **report,
+    )
+
+
+def _verdict_json(v: guards.Verdict) -> dict[str, Any]:
+    return {"guard": v.guard, "outcome": v.outcome, "reason": v.reason, "urls": list(v.urls), **dict(v.detail)}
 
 
 def refresh(

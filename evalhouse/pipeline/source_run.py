@@ -58,18 +58,18 @@ def store_fetch(store: RawStore, key: str, request: FetchRequest, result: FetchR
 
 def parse_one(module: SourceModule, fetched: Fetched) -> list[ParseItem]:
     """The items of one payload, each tagged with its bytes; a ParseError propagates."""
-    return list(_tag(module.parse(fetched.body, meta=fetched.meta), fetched.entry.sha256))
+    return list(tag_items(module.parse(fetched.body, meta=fetched.meta), fetched.entry.sha256))
 
 
 def parse_all(module: SourceModule, fetched: list[Fetched]) -> list[ParseItem]:
     """Every item of every payload; a ParseError (a whole payload unreadable) propagates."""
     items: list[ParseItem] = []
     for f in fetched:
-        items.extend(_tag(module.parse(f.body, meta=f.meta), f.entry.sha256))
+        items.extend(tag_items(module.parse(f.body, meta=f.meta), f.entry.sha256))
     return items
 
 
-def _tag(items: Iterator[ParseItem], sha256: str) -> Iterator[ParseItem]:
+def tag_items(items: Iterator[ParseItem], sha256: str) -> Iterator[ParseItem]:
     for item in items:
         yield item if item.raw_sha256 is not None else replace(item, raw_sha256=sha256)
 
@@ -136,7 +136,9 @@ class SourceRun:
         **details: Any,
     ) -> ledger.RunResult:
         """Load ``items`` in one transaction. ``compare_as`` keeps a previous run's payload digest and
-        records fingerprint (a reparse changes how rows are read, not what the source said)."""
+        records fingerprint (a reparse changes how rows are read, not what the source said).
+        ``details["degraded"]`` (a drift guard's reason) makes a successful load ``partial``."""
+        degraded = details.pop("degraded", None)
         plan = ledger.LoadPlan(
             entries=entries,
             items=lambda: items,
@@ -144,5 +146,6 @@ class SourceRun:
             payload_sha256=compare_as.payload_sha256 if compare_as else None,
             replace_source=replace_source,
             status=status,
+            degraded=degraded,
         )
         return ledger.run_load(self.wh, self.ctx.with_details(**details), plan)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalhouse.schema.items import ItemBatch
+
 #: ``source_metadata.additional_details`` keys evalhouse reads back from a record. EEE allows any
 #: string there, so facts that EEE has no field for travel inside the record and survive export.
 EVALUATED_BY = "evalhouse.evaluated_by"
@@ -64,4 +66,5 @@ class ParseFailure:
     raw_sha256: str | None = None
 
 
-ParseItem = ParsedRecord | ParseFailure
+ParseItem = ParsedRecord | ParseFailure | ItemBatch
+"""What a parser yields: EEE aggregate records, refused rows, or item-level batches (harness logs)."""

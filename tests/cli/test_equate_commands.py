@@ -24,11 +24,16 @@ from evalhouse.warehouse.raw_store import RawStore
 runner = CliRunner()
 TASK = "agentic software engineering in a terminal"
 # theta vs Epoch's Capabilities Index over the configurations with both, measured on the pinned
-# export (2025-11): 0.972 on an Epoch-only warehouse, 0.976 with the AA snapshot loaded too. ECI is
-# Epoch's own IRT-style equating of these benchmarks, so the two scales should agree closely;
-# 0.9 leaves room for curation changes (a different canonical metric for a benchmark) while a
-# sign error, a mis-oriented benchmark or mis-joined configurations would fall far below it.
-ECI_SPEARMAN_MIN = 0.9
+# export (2025-11): 0.869 at configuration level and 0.847 at base-model level (141 models). The
+# first wave measured 0.972 because it merged instruct models with their base models (Llama-3.1-405B
+# and -Instruct were one row with 17 benchmarks; they are now two rows with 9 and 11), which Epoch's
+# index, one number per model name, does not do consistently; fewer benchmarks per row means a
+# noisier theta. ECI is Epoch's own IRT-style equating of these benchmarks, so the scales must still
+# agree: 0.8 is a chosen bound that a sign error, a mis-oriented benchmark or mis-joined
+# configurations fall far below. (Those figures are of the paper's estimator on v_matrix_long cells:
+# six rounds, 1/sigma^2 weights. The corrected estimator - iterated to convergence, benchmarks
+# weighted equally, the hub's own cells - measures 0.987 on the same export, asserted below.)
+ECI_SPEARMAN_MIN = 0.8
 
 
 def make_app() -> typer.Typer:

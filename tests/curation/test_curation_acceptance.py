@@ -38,7 +38,7 @@ def db(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         results = R.refresh(
             wh,
             RawStore(root / "w.raw"),
-            None,
+            ["epoch-benchmarks", "artificial-analysis"],  # the two sources mirror_from_shared pins
             R.RefreshOptions(mirror=f"{srv.url}/m", client_factory=lambda m: HttpClient(mirror=m, trust_env=False)),
         )
         assert {r.status for r in results} <= {"completed", "partial"}
@@ -388,3 +388,28 @@ def test_stats_counts_current_scores(db: Path) -> None:
     with Warehouse.open(db, read_only=True) as wh:
         superseded = wh.scalar("SELECT count(*) FROM score") - wh.scalar("SELECT count(*) FROM v_score_current")
     assert data["scores_current"] == data["scores"] - superseded
+
+
+def test_the_matrix_has_one_cell_per_model_and_benchmark_and_says_which_setup(wh: Warehouse) -> None:
+    dupes = wh.scalar(
+        "SELECT count(*) FROM (SELECT config_id, benchmark_id FROM v_matrix_long GROUP BY ALL HAVING count(*) > 1)"
+    )
+    assert dupes == 0
+    fallback = wh.con.execute(
+        "SELECT m.config_id, m.benchmark_id, m.setup_key, m.value FROM v_matrix_long m WHERE NOT m.canonical_setup"
+    ).fetchall()
+    assert fallback, "the Epoch hub has models scored only under a non-canonical setup (8-shot GSM8K, own agents)"
+    for config, bench, setup, value in fallback[:50]:
+        canonical = wh.scalar("SELECT setup_key FROM v_benchmark_setup WHERE benchmark_id = ?", [bench])
+        has_canonical = wh.scalar(
+            "SELECT count(*) FROM v_scores_canonical WHERE config_id = ? AND benchmark_id = ? AND setup_key = ?"
+            " AND subset_key = ''",
+            [config, bench, canonical],
+        )
+        assert has_canonical == 0, "the canonical setup wins whenever the model has it"
+        cell = wh.scalar(
+            "SELECT value_hib FROM v_scores_canonical WHERE config_id = ? AND benchmark_id = ? AND setup_key = ?"
+            " AND subset_key = ''",
+            [config, bench, setup],
+        )
+        assert cell == pytest.approx(value), "the row is one canonical cell, not a mean of setups"

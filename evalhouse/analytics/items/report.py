@@ -1,0 +1,126 @@
+"""The HTML report's item-level section: cost/noise plots and the welfare landscape (paper 003).
+
+The section reads the newest stored item audit (``analysis_item``, written by 'evalhouse analyze
+items'); when there is none but the warehouse holds item responses it fits one (200 bootstrap
+replicates) and stores it when the warehouse is writable. Without item-level data it says how to
+get some instead of failing the report.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from evalhouse.analytics.items.compare import pareto
+from evalhouse.analytics.report_section import ReportSection
+
+TITLE = "Benchmark items: improvability, noise and welfare (paper 003)"
+AXIS_COLOURS = {"PT": "#1f77b4", "SFT": "#2ca02c", "RL": "#d62728"}
+
+
+def _latest(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    try:
+        return con.execute(
+            "SELECT a.* FROM analysis_item a WHERE a.analysis_id = (SELECT r.analysis_id FROM analysis_run r"
+            " WHERE r.kind = 'item_audit' ORDER BY r.created_at DESC LIMIT 1)"
+        ).df()
+    except duckdb.CatalogException:
+        return pd.DataFrame()
+
+
+def _has_responses(con: duckdb.DuckDBPyConnection) -> bool:
+    try:
+        return bool(con.execute("SELECT count(*) FROM (SELECT 1 FROM item_response LIMIT 1)").fetchall()[0][0])
+    except duckdb.CatalogException:
+        return False
+
+
+def section(con: duckdb.DuckDBPyConnection, writable: Any) -> ReportSection:
+    items = _latest(con)
+    if items.empty and _has_responses(con):
+        from evalhouse.analytics.items.api import store_audit
+        from evalhouse.analytics.items.audit import ItemAudit
+        from evalhouse.analytics.items.engine import DuckDBEngine
+
+        audit = ItemAudit(n_boot=200).fit(DuckDBEngine(con))
+        if writable is not None:
+            with writable.transaction() as wcon:
+                store_audit(wcon, audit)
+        items = audit.items_
+    if items.empty:
+        return ReportSection(
+            TITLE,
+            "no item-level data: ingest harness logs ('evalhouse ingest lm-eval DIR', helm-run, inspect-log, "
+            "eee-instances, panel-csv) or run 'evalhouse simulate-panel', then 'evalhouse analyze items'",
+        )
+    s = ReportSection(TITLE, "ok", intro=_intro(items))
+    s.figure(cost_noise_figure(items), "Marginal cost on the cheapest axis vs seed variance (kept items)")
+    s.figure(cheapest_axis_figure(items), "Cheapest training axis per benchmark (share of kept items)")
+    if "w_auto" in items and items["w_auto"].notna().any():
+        s.figure(welfare_figure(items), "Welfare landscape: w^auto vs w^aug, Pareto frontier outlined")
+    rows = (
+        items.groupby("benchmark")
+        .agg(n=("item_id", "size"), p_mean=("p_mean", "mean"), sigma2=("sigma2", "mean"), z=("z", "mean"))
+        .reset_index()
+        .to_dict("records")
+    )
+    s.table(rows, "Per benchmark: items, mean p, mean seed variance, mean Z")
+    return s
+
+
+def _intro(items: pd.DataFrame) -> str:
+    excluded = items["excluded"].notna().sum()
+    return (
+        f"{len(items):,} items; {excluded:,} excluded by a named rule (p bounds, no positive slope, "
+        "too little seed variance). Costs use the stored cost scenario (kappa per unit of effort)."
+    )
+
+
+def cost_noise_figure(items: pd.DataFrame) -> Figure:
+    fig = Figure(figsize=(6.5, 4.2))
+    ax = fig.subplots()
+    kept = items[items["excluded"].isna() & items["marginal_cost"].notna()]
+    for axis, colour in AXIS_COLOURS.items():
+        sub = kept[kept["cheapest_axis"] == axis]
+        ax.scatter(sub["marginal_cost"], sub["sigma2"], s=6, alpha=0.5, color=colour, label=f"cheapest: {axis}")
+    ax.set_xscale("log")
+    ax.set_xlabel("marginal cost c = kappa / beta ($ per unit of p)")
+    ax.set_ylabel("seed variance sigma^2")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def cheapest_axis_figure(items: pd.DataFrame) -> Figure:
+    fig = Figure(figsize=(6.5, 3.6))
+    ax = fig.subplots()
+    kept = items[items["excluded_improvability"].isna()]
+    shares = pd.crosstab(kept["benchmark"], kept["cheapest_axis"], normalize="index")
+    bottom = np.zeros(len(shares))
+    for axis, colour in AXIS_COLOURS.items():
+        vals = shares[axis].to_numpy() if axis in shares else np.zeros(len(shares))
+        ax.bar(shares.index.astype(str), vals, bottom=bottom, color=colour, label=axis)
+        bottom += vals
+    ax.set_ylabel("share of items")
+    ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def welfare_figure(items: pd.DataFrame) -> Figure:
+    fig = Figure(figsize=(5.5, 5.0))
+    ax = fig.subplots()
+    scored = pareto(items.dropna(subset=["w_auto", "w_aug"]))
+    for domain, sub in scored.groupby(scored["domain"].fillna("unlabelled")):
+        ax.scatter(sub["w_auto"], sub["w_aug"], s=8, alpha=0.6, label=str(domain))
+    front = scored[scored["on_frontier"]].sort_values("w_auto")
+    ax.plot(front["w_auto"], front["w_aug"], color="black", lw=1, marker="o", ms=4, label="Pareto frontier")
+    ax.axvline(3, color="#999", lw=0.6)
+    ax.axhline(3, color="#999", lw=0.6)
+    ax.set_xlabel("w^auto (1-5)")
+    ax.set_ylabel("w^aug (1-5)")
+    ax.legend(fontsize=8)
+    return fig

@@ -1,0 +1,309 @@
+"""Drift guards: a changed page fails loudly, a real shrink needs a person, nothing is lost quietly.
+
+Each guard is a pure function of one :class:`Evidence` - the previous completed run's figures
+and this run's fetches and parse - returning a :class:`Verdict` or ``None``. The refresh calls
+:func:`evaluate` once per run (the hook marked ``DRIFT GUARDS`` in ``pipeline/refresh.py``):
+
+* ``failed`` verdicts stop the run before anything loads, so the previous data stays as it was,
+  and the run's error names the guard ("rows dropped 142 → 87 (−39%)");
+* ``partial`` verdicts (one page of several is gone) load what arrived and list the URLs;
+* ``accepted`` verdicts are failures a person waived with ``refresh --accept-drift SOURCE``;
+  the refresh records each as a ``curation_decision``.
+
+Adding a guard is one function::
+
+    @guard
+    def scale_changed(ev: Evidence) -> Verdict | None:
+        ...
+
+Guards run in the order they are defined; :func:`evaluate` keeps every verdict and the run's
+reason is the first failing one. A source may tune a guard with a module-level ``DRIFT`` dict
+(``{"max_row_drop": 0.10, "bounds": True}``); the defaults are in :data:`DEFAULTS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from evalhouse.curation.canonicalise import Canonicaliser, Rejection
+from evalhouse.curation.registry import Registry, load_registry
+from evalhouse.ingest.source import ParseError
+from evalhouse.ingest.sources._pages import EmptyPlaceholder, LayoutChanged
+from evalhouse.schema.records import ParsedRecord, ParseItem
+
+Outcome = Literal["failed", "partial", "accepted"]
+
+DEFAULTS: dict[str, Any] = {
+    "max_row_drop": 0.10,  # a fall of more than 10% of the last completed run's rows fails
+    "bounds": True,  # a value outside its registry metric's bounds fails the run
+}
+#: Fetch error kinds that are a page being gone rather than a fault: one of several -> partial.
+MISSING_KINDS = frozenset({"http_status:404", "http_status:410", "robots"})
+#: Markers of a bot check / challenge page served instead of the content (checked in the first 64 KiB).
+BOT_MARKERS = (
+    "<title>just a moment...</title>",
+    "cf-browser-verification",
+    "cf_chl_opt",
+    "/cdn-cgi/challenge-platform/",
+    "challenges.cloudflare.com",
+    "attention required! | cloudflare",
+    "checking your browser before accessing",
+    "ddos protection by",
+    "px-captcha",
+    "<title>access denied</title>",
+    "verify you are human",
+)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One payload the run fetched, and what parsing it gave."""
+
+    url: str
+    body: bytes
+    content_type: str | None
+    items: list[ParseItem] = field(default_factory=list)
+    error: ParseError | None = None
+
+    @property
+    def records(self) -> int:
+        return sum(isinstance(i, ParsedRecord) for i in self.items)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One page the run could not fetch (``kind`` as in :class:`evalhouse.ingest.fetch.FetchError`)."""
+
+    url: str
+    kind: str
+    message: str
+    status: int | None = None
+    planned: bool = True
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.status}" if self.kind == "http_status" else self.kind
+
+
+@dataclass(frozen=True)
+class Previous:
+    """The figures of the source's last completed (or partial) run."""
+
+    run_id: str
+    records: int
+    by_url: Mapping[str, int] = field(default_factory=dict)
+    missing: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    source_key: str
+    pages: list[Page]
+    failures: list[Failure]
+    previous: Previous | None
+    policy: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULTS))
+    accept_drift: bool = False
+    hint: str = ""
+    registry: Registry = field(default_factory=load_registry)  # the run's registry (bounds guard)
+
+    @property
+    def records(self) -> int:
+        return sum(p.records for p in self.pages)
+
+    def figures(self) -> dict[str, Any]:
+        """What the next run compares against (stored in the run's details)."""
+        return {
+            "records": self.records,
+            "by_url": {p.url: p.records for p in self.pages},
+            "missing": sorted(missing_urls(self.failures)),
+        }
+
+
+def missing_urls(failures: list[Failure]) -> set[str]:
+    return {f.url for f in failures if f.key in MISSING_KINDS}
+
+
+def nothing_new_missing(failures: list[Failure], previous: Previous | None) -> bool:
+    """No fetch failed, or only pages the last completed run was already missing."""
+    gone = missing_urls(failures)
+    if len(gone) != len(failures):
+        return False
+    return not gone or (previous is not None and gone <= previous.missing)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    guard: str
+    outcome: Outcome
+    reason: str
+    urls: tuple[str, ...] = ()
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+Guard = Callable[[Evidence], "Verdict | None"]
+GUARDS: list[Guard] = []
+
+
+def guard(fn: Guard) -> Guard:
+    """Register a guard (run in definition order)."""
+    GUARDS.append(fn)
+    return fn
+
+
+def evaluate(ev: Evidence) -> list[Verdict]:
+    return [v for g in GUARDS if (v := g(ev)) is not None]
+
+
+def outcome(verdicts: list[Verdict]) -> Verdict | None:
+    """The verdict that decides the run: the first failure, else the first partial."""
+    for wanted in ("failed", "partial"):
+        for v in verdicts:
+            if v.outcome == wanted:
+                return v
+    return None
+
+
+def policy_for(module: Any) -> dict[str, Any]:
+    return {**DEFAULTS, **(getattr(module, "DRIFT", None) or {})}
+
+
+# --------------------------------------------------------------------------------------------
+# The guards, in the order a run's reason is chosen.
+
+
+@guard
+def bot_check(ev: Evidence) -> Verdict | None:
+    """A Cloudflare / bot-check page came back instead of the content."""
+    for page in ev.pages:
+        head = page.body[:65536].decode("utf-8", "replace").casefold()
+        if marker := next((m for m in BOT_MARKERS if m in head), None):
+            return Verdict(
+                "bot_check", "failed", f"bot check page instead of content at {page.url} ({marker!r})", (page.url,)
+            )
+    for failure in ev.failures:
+        text = failure.message.casefold()
+        if marker := next((m for m in BOT_MARKERS if m in text), None):
+            return Verdict("bot_check", "failed", f"bot check page at {failure.url} ({marker!r})", (failure.url,))
+    return None
+
+
+@guard
+def fetch_faults(ev: Evidence) -> Verdict | None:
+    """Oversize body, redirect loop, timeouts, refused connections, 5xx: the run fails."""
+    bad = [f for f in ev.failures if f.key not in MISSING_KINDS]
+    if not bad:
+        return None
+    first = bad[0]
+    label = {"too_large": "oversize body", "too_many_redirects": "redirect loop"}.get(first.kind, "fetch failed")
+    more = f" (+{len(bad) - 1} more)" if len(bad) > 1 else ""
+    return Verdict(
+        "fetch",
+        "failed",
+        f"{label} ({first.kind}): {first.message}{more}{ev.hint}",
+        tuple(f.url for f in bad),
+    )
+
+
+@guard
+def unreadable(ev: Evidence) -> Verdict | None:
+    """A payload that does not parse at all (wrong format, truncated)."""
+    for page in ev.pages:
+        if page.error is not None and not isinstance(page.error, LayoutChanged | EmptyPlaceholder):
+            return Verdict("parse", "failed", f"parse failed: {page.error}", (page.url,))
+    return None
+
+
+@guard
+def layout_changed(ev: Evidence) -> Verdict | None:
+    """The parser's selectors found nothing on a page."""
+    for page in ev.pages:
+        if isinstance(page.error, LayoutChanged):
+            return Verdict("layout", "failed", str(page.error), (page.url,))
+    return None
+
+
+@guard
+def empty_placeholder(ev: Evidence) -> Verdict | None:
+    """A page serves its container without rows, or a page that had rows yields none."""
+    for page in ev.pages:
+        if isinstance(page.error, EmptyPlaceholder):
+            return Verdict("empty_placeholder", "failed", str(page.error), (page.url,))
+    if ev.previous is not None:
+        for page in ev.pages:
+            before = ev.previous.by_url.get(page.url, 0)
+            if before and page.records == 0 and page.error is None:
+                reason = f"empty placeholder: {page.url} yields 0 rows (the last completed run had {before})"
+                return Verdict("empty_placeholder", "failed", reason, (page.url,))
+    return None
+
+
+@guard
+def out_of_bounds(ev: Evidence) -> Verdict | None:
+    """Values outside their registry metric's bounds (a unit or scale the parser no longer knows)."""
+    if not ev.policy.get("bounds", True):
+        return None
+    canon = Canonicaliser(ev.registry)
+    bad: list[str] = []
+    total = 0
+    for page in ev.pages:
+        for item in page.items:
+            if not isinstance(item, ParsedRecord):
+                continue
+            for result in item.record.get("evaluation_results", []):
+                total += 1
+                got = canon.canonicalise(result, source_key=ev.source_key)
+                if isinstance(got, Rejection) and got.reason.startswith(("impossible value", "value ")):
+                    bad.append(f"{item.locator}: {got.reason}")
+    if not bad:
+        return None
+    return Verdict(
+        "bounds",
+        "failed",
+        f"values outside registry bounds: {len(bad)} of {total} results, e.g. {bad[0]}",
+        detail={"examples": bad[:5]},
+    )
+
+
+@guard
+def rows_dropped(ev: Evidence) -> Verdict | None:
+    """More than ``max_row_drop`` fewer rows than the last completed run (waivable)."""
+    prev = ev.previous
+    if prev is None or prev.records <= 0:
+        return None
+    now = ev.records
+    drop = (prev.records - now) / prev.records
+    if drop <= float(ev.policy.get("max_row_drop", 0.10)):
+        return None
+    reason = f"rows dropped {prev.records} → {now} (−{drop:.0%}) since run {prev.run_id}"
+    detail = {"previous": prev.records, "now": now, "previous_run": prev.run_id, "drop": round(drop, 4)}
+    if ev.accept_drift:
+        return Verdict("row_drop", "accepted", reason + "; accepted with --accept-drift", detail=detail)
+    return Verdict(
+        "row_drop", "failed", reason + f"; if the shrink is real: refresh --accept-drift {ev.source_key}", detail=detail
+    )
+
+
+@guard
+def pages_missing(ev: Evidence) -> Verdict | None:
+    """One or more of several pages gone (404/410, or forbidden by robots.txt): partial."""
+    missing = [f for f in ev.failures if f.key in MISSING_KINDS]
+    if not missing:
+        return None
+    if not ev.pages:
+        return Verdict(
+            "pages_missing",
+            "failed",
+            f"every page is missing: {missing[0].message} at {missing[0].url}{ev.hint}",
+            tuple(f.url for f in missing),
+        )
+    urls = tuple(f.url for f in missing)
+    kinds = sorted({f.key.replace("http_status:", "HTTP ") for f in missing})
+    shown = ", ".join(urls[:10]) + (f" and {len(urls) - 10} more" if len(urls) > 10 else "")
+    return Verdict(
+        "pages_missing",
+        "partial",
+        f"{len(urls)} of {len(urls) + len(ev.pages)} pages missing ({', '.join(kinds)}): {shown}",
+        urls,
+    )

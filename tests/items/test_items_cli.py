@@ -1,0 +1,78 @@
+"""The commands end to end: simulate-panel, ingest of harness logs, analyze items (+ welfare), report section."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+from typer.testing import CliRunner
+
+from evalhouse.analytics.items.report import section
+from evalhouse.cli import app
+
+AUTHORED = Path(__file__).parent / "data" / "authored_welfare"
+runner = CliRunner()
+
+
+def _run(*args: str) -> dict:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_simulate_then_analyze_with_welfare(tmp_path: Path) -> None:
+    db = str(tmp_path / "w.duckdb")
+    sim = _run("--db", db, "simulate-panel", "--items", "240", "--truth", str(tmp_path / "truth.csv"), "--json")
+    assert sim["status"] == "completed" and sim["loaded"] == sim["read"] == 240 * 101
+    truth = pd.read_csv(tmp_path / "truth.csv")
+    # Welfare inputs: the authored GWA ratings, and authored rankings of the simulated items
+    # (math items on the GWA with the least automation desire, others spread over all three).
+    folder = tmp_path / "welfare"
+    folder.mkdir()
+    for name in ("task_ratings.csv", "task_gwa.csv"):
+        shutil.copy(AUTHORED / name, folder / name)
+    with open(folder / "item_gwa_rankings.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["item_id", "framing", "rank", "gwa_id", "ranker"])
+        for n, (item, bench) in enumerate(zip(truth["item_id"], truth["benchmark"], strict=True)):
+            order = ["G3", "G2", "G1"] if bench == "mathqa" else [["G1", "G2", "G3"], ["G2", "G1", "G3"]][n % 2]
+            for framing in ("automation", "augmentation"):
+                for k, g in enumerate(order, start=1):
+                    w.writerow([item, framing, k, g, "authored"])
+    summary = _run("--db", db, "analyze", "items", "--n-boot", "100", "--welfare", str(folder),
+                   "--out", str(tmp_path / "out"), "--json")  # fmt: skip
+    assert summary["n_items"] == 240
+    assert {b["benchmark"] for b in summary["benchmarks"]} == set(truth["benchmark"])
+    assert summary["welfare"]["n_scored"] == 240
+    assert summary["welfare"]["math_on_frontier"] == 0
+    assert summary["welfare"]["fosd_general_over_math"]["dominates"]
+    items = pd.read_csv(tmp_path / "out" / "items.csv")
+    assert {"w_auto", "w_aug", "quadrant", "v_star"} <= set(items.columns)
+    con = duckdb.connect(db, read_only=True)
+    stored = con.execute("SELECT count(*), count(w_auto), count(v_star) FROM analysis_item").fetchall()[0]
+    assert stored == (240, 240, 240)
+    sec = section(con, None)
+    con.close()
+    assert sec.status == "ok"
+    assert sum("<img" in b for b in sec.blocks) == 3  # cost/noise, cheapest axis, welfare landscape
+
+
+def test_ingest_command_routes_harness_logs(tmp_path: Path, formats: Path) -> None:
+    db = str(tmp_path / "w.duckdb")
+    run = _run("--db", db, "ingest", "helm-run", str(formats / "helm" / "hellaswag-pythia-1b"), "--skip-validation",
+               "--json")  # fmt: skip
+    assert (run["status"], run["read"], run["loaded"]) == ("completed", 10, 10)
+    assert run["items"]["unmapped_fields"]  # what no column holds is named, and kept in unmapped
+    listed = _run("sources", "--json")
+    kinds = {s["key"]: s["kind"] for s in listed}
+    for key in ("lm-eval", "helm-run", "inspect-log", "eee-instances", "panel-csv"):
+        assert kinds[key] == "harness_log"
+
+
+def test_report_section_without_item_data(tmp_path: Path) -> None:
+    con = duckdb.connect()
+    assert section(con, None).status.startswith("no item-level data")

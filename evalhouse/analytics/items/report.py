@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from evalhouse.analytics.items.compare import pareto
-from evalhouse.analytics.report_section import ReportSection
+from evalhouse.analytics.report.section import ReportSection
 
 TITLE = "Benchmark items: improvability, noise and welfare (paper 003)"
 AXIS_COLOURS = {"PT": "#1f77b4", "SFT": "#2ca02c", "RL": "#d62728"}

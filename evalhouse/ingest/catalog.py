@@ -43,23 +43,36 @@ SOURCES: tuple[str, ...] = (
 
 
 @cache
+def _load(name: str) -> SourceModule:
+    """Import one source module and check it keeps the source contract."""
+    module = importlib.import_module(f"evalhouse.ingest.sources.{name}")
+    spec = getattr(module, "SOURCE", None)
+    if spec is None or not callable(getattr(module, "plan", None)) or not callable(getattr(module, "parse", None)):
+        raise SourceSpecError(f"evalhouse.ingest.sources.{name} must export SOURCE, plan() and parse()")
+    if spec.module_name != name:
+        raise SourceSpecError(f"source key {spec.key!r} does not match its module {name!r}")
+    return module  # type: ignore[return-value]
+
+
+def source_keys() -> list[str]:
+    """Every catalogued key, without importing a source (a key is its module name, hyphenated)."""
+    return [name.replace("_", "-") for name in SOURCES]
+
+
+@cache
 def catalog() -> dict[str, SourceModule]:
     """``{source key: module}``; raises if a module breaks the source contract."""
     found: dict[str, SourceModule] = {}
     for name in SOURCES:
-        module = importlib.import_module(f"evalhouse.ingest.sources.{name}")
-        spec = getattr(module, "SOURCE", None)
-        if spec is None or not callable(getattr(module, "plan", None)) or not callable(getattr(module, "parse", None)):
-            raise SourceSpecError(f"evalhouse.ingest.sources.{name} must export SOURCE, plan() and parse()")
-        if spec.module_name != name:
-            raise SourceSpecError(f"source key {spec.key!r} does not match its module {name!r}")
-        if spec.key in found:
-            raise SourceSpecError(f"two modules declare source key {spec.key!r}")
-        found[spec.key] = module  # type: ignore[assignment]
+        module = _load(name)
+        if module.SOURCE.key in found:
+            raise SourceSpecError(f"two modules declare source key {module.SOURCE.key!r}")
+        found[module.SOURCE.key] = module
     return found
 
 
 def get_source(key: str) -> SourceModule:
-    """The catalogued module of ``key``; an unknown key is an :class:`InputError` with suggestions."""
-    sources = catalog()
-    return sources[require_choice(key, sources, "source")]
+    """The catalogued module of ``key`` (only that module is imported); an unknown key is an
+    :class:`InputError` with suggestions."""
+    chosen = require_choice(key, source_keys(), "source")
+    return _load(chosen.replace("-", "_"))

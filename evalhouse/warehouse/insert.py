@@ -8,6 +8,9 @@ import duckdb
 import pyarrow as pa
 
 
+SMALL = 64  # up to this many rows go in as parameters
+
+
 def insert_rows(
     con: duckdb.DuckDBPyConnection,
     table: str,
@@ -17,6 +20,16 @@ def insert_rows(
 ) -> None:
     """Insert ``rows`` into ``table`` in one statement; a key missing from a row is NULL there."""
     if not rows:
+        return
+    verb = "INSERT OR IGNORE INTO" if or_ignore else "INSERT INTO"
+    if len(rows) <= SMALL:
+        # a few rows (a run's fetch rows, its decisions): plain parameters, no Arrow (whose first
+        # use imports pandas, half a second a quiet night does not need to spend)
+        columns = list(dict.fromkeys(k for row in rows for k in row))
+        marks = ", ".join("?" for _ in columns)
+        con.executemany(
+            f"{verb} {table} ({', '.join(columns)}) VALUES ({marks})", [[row.get(c) for c in columns] for row in rows]
+        )
         return
     columns = list(rows[0])
     if all(list(row) == columns for row in rows):  # the usual case: one row builder, one key order
@@ -28,7 +41,6 @@ def insert_rows(
         data = pa.Table.from_pylist([{k: row.get(k) for k in columns} for row in rows])
     con.register("_load_rows", data)
     try:
-        verb = "INSERT OR IGNORE INTO" if or_ignore else "INSERT INTO"
         cols = ", ".join(columns)
         con.execute(f"{verb} {table} ({cols}) SELECT {cols} FROM _load_rows")
     finally:

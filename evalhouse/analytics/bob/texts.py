@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from evalhouse.common.naming import slug
 from evalhouse.common.resources import package_text
+from evalhouse.common.yamls import load_yaml
 from evalhouse.errors import InputError
 
 TextKind = Literal["description", "paraphrase", "query"]
@@ -206,7 +205,7 @@ def load_text_store(
     else:
         raw = Path(path).read_text("utf-8")
         where = str(path)
-    doc = yaml.safe_load(raw)
+    doc = load_yaml(raw)
     texts: dict[tuple[str, str], BenchmarkText] = {}
     names: dict[str, str] = {}
     for bid, entry in (doc.get("benchmarks") or {}).items():

@@ -29,6 +29,7 @@ import pandas as pd
 from evalhouse.analytics.checks import check_choice
 from evalhouse.analytics.data.pin import pin_of
 from evalhouse.common.resources import package_text, read_sql
+from evalhouse.common.yamls import load_yaml
 from evalhouse.errors import DataMissing, InputError
 
 GROUPINGS: tuple[str, ...] = ("configuration", "base_model")
@@ -38,9 +39,8 @@ _GROUP_COLUMN = {"configuration": "config_id", "base_model": "base_model_id"}
 @cache
 def registry() -> dict[str, Any]:
     """The parsed ``eci_benchmarks.yaml``."""
-    import yaml  # noqa: PLC0415 - only the ECI pipeline reads YAML here
 
-    return yaml.safe_load(package_text("evalhouse.analytics.equate", "eci_benchmarks.yaml"))
+    return load_yaml(package_text("evalhouse.analytics.equate", "eci_benchmarks.yaml"))
 
 
 def hub_cells(con: duckdb.DuckDBPyConnection, source: str = "epoch-benchmarks") -> pd.DataFrame:

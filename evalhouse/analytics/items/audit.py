@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from evalhouse.analytics.base import AnalysisEstimator
 from evalhouse.analytics.items import bootstrap as B
 from evalhouse.analytics.items.engine import Engine, render
 from evalhouse.common.resources import package_text
+from evalhouse.common.yamls import load_yaml
 from evalhouse.errors import DataMissing, InputError
 
 AXES = ("PT", "SFT", "RL")
@@ -35,7 +35,7 @@ AXES = ("PT", "SFT", "RL")
 
 @cache
 def cost_scenarios() -> dict[str, Any]:
-    return yaml.safe_load(package_text("evalhouse.analytics.items", "data", "cost_scenarios.yaml"))
+    return load_yaml(package_text("evalhouse.analytics.items", "data", "cost_scenarios.yaml"))
 
 
 def cost_scenario(name: str | None) -> dict[str, float]:

@@ -5,12 +5,11 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-import yaml
-
 from evalhouse.common.resources import package_text
+from evalhouse.common.yamls import load_yaml
 
 
 @cache
 def paper_values(name: str) -> dict[str, Any]:
     """The parsed ``evalhouse/analytics/reproduce/<name>.yaml`` (e.g. ``paper000``)."""
-    return yaml.safe_load(package_text("evalhouse.analytics.reproduce", f"{name}.yaml"))
+    return load_yaml(package_text("evalhouse.analytics.reproduce", f"{name}.yaml"))

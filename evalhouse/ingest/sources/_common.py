@@ -15,9 +15,9 @@ from datetime import date
 from importlib import resources
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
+from evalhouse.common.yamls import load_yaml
 from evalhouse.ingest.source import FetchMeta, ParseError
 from evalhouse.schema.eee import SCHEMA_VERSION, EvaluationLog
 from evalhouse.schema.records import (
@@ -46,7 +46,7 @@ class CellError(ValueError):
 def load_mapping(filename: str) -> dict[str, Any]:
     """A declared mapping shipped next to the parser modules (read-only package data)."""
     raw = resources.files("evalhouse.ingest.sources").joinpath(filename).read_text("utf-8")
-    data = yaml.safe_load(raw)
+    data = load_yaml(raw)
     if not isinstance(data, dict):
         raise ValueError(f"{filename} must hold a mapping")
     return data

@@ -21,8 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from evalhouse.common.yamls import load_yaml
 from evalhouse.ingest.fetch import FetchRequest
 from evalhouse.ingest.source import ParseError, SourceState
 from evalhouse.schema import items as S
@@ -118,7 +117,7 @@ def as_bool(value: Any) -> bool | None:
 @cache
 def _domains() -> list[tuple[re.Pattern[str], str]]:
     text = resources.files("evalhouse.ingest.sources").joinpath("item_domains.yaml").read_text("utf-8")
-    data = yaml.safe_load(text)
+    data = load_yaml(text)
     return [(re.compile(rule["pattern"], re.IGNORECASE), rule["domain"]) for rule in data["rules"]]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from evalhouse.common.yamls import load_yaml
 from evalhouse.ingest.fetch import FetchRequest
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
@@ -56,7 +57,7 @@ def plan(state: SourceState) -> list[FetchRequest]:
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     try:
-        runs = yaml.safe_load(common.decode_text(body, "the aider polyglot YAML"))
+        runs = load_yaml(common.decode_text(body, "the aider polyglot YAML"))
     except yaml.YAMLError as exc:
         raise ParseError(f"the aider polyglot leaderboard is not YAML: {exc}") from exc
     if not isinstance(runs, list):

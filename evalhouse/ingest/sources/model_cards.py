@@ -28,6 +28,7 @@ import yaml
 from huggingface_hub import RepoCard
 from huggingface_hub.hf_api import ModelInfo
 
+from evalhouse.common.yamls import load_yaml
 from evalhouse.ingest.fetch import FetchRequest
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
 from evalhouse.ingest.sources import _card_claims as claims
@@ -260,7 +261,7 @@ def _repo_from_sources(found: Sequence[claims.Claim | ParseFailure]) -> str | No
 
 def _parse_eval_file(text: str, meta: FetchMeta) -> Iterator[ParseItem]:
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         raise ParseError(f"the .eval_results file is not valid YAML: {' '.join(str(exc).split())}") from exc
     repo_id = _repo_from_url(meta.url) or _local_repo(meta.url)

@@ -27,7 +27,7 @@ def test_the_readme_example_runs_and_prints_what_it_says(shared: Path, tmp_path:
     os.chdir(tmp_path)
     try:
         with contextlib.redirect_stdout(printed):
-            exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - the documentation's own example
+            exec(compile(code, "README.md", "exec"), {})
     finally:
         os.chdir(cwd)
     lines = printed.getvalue().splitlines()
@@ -36,10 +36,10 @@ def test_the_readme_example_runs_and_prints_what_it_says(shared: Path, tmp_path:
         "{'epoch-benchmarks': 'partial', 'artificial-analysis': 'completed'}",
     )
     assert lines[1] == "2792 records"
-    top = eval(lines[2])  # noqa: S307 - a list of tuples the example printed
+    top = eval(lines[2])
     assert len(top) == 3 and all(0 < v <= 1 for _, v in top)
     assert lines[3] == "qwen/qwen-2.5-72b-instruct"
-    rows, cols = eval(lines[4])  # noqa: S307
+    rows, cols = eval(lines[4])
     assert cols == 2 and rows >= 5
 
 

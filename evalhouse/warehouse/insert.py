@@ -7,7 +7,6 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-
 SMALL = 64  # up to this many rows go in as parameters
 
 

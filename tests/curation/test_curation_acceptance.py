@@ -376,6 +376,8 @@ def test_names_typed_in_the_cli_resolve_or_exit_2_with_the_closest(db: Path) -> 
         (["quarantine", "list", "--source", "epoch-benchmark"], "did you mean 'epoch-benchmarks'"),
         (["quarantine", "list", "--stage", "parsee"], "did you mean 'parse'"),
         (["audit", "model", "gpt-4o", "--benchmark", "GPQA Diamnd"], "did you mean 'gpqa_diamond'"),
+        (["audit", "model", "gpt-4o-mini-2024-07-1"], "did you mean 'gpt-4o-mini-2024-07-18'"),
+        (["conflicts", "--model", "gpt-4o-mini-2024-07-1"], "did you mean 'gpt-4o-mini-2024-07-18'"),
     ):
         ran = runner.invoke(app, ["--db", str(db), *args])
         assert ran.exit_code == 2 and said in ran.output, (args, ran.output)

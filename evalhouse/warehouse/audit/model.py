@@ -7,7 +7,7 @@ from typing import Any
 
 import duckdb
 
-from evalhouse.common.choices import require_choice
+from evalhouse.common.choices import require_choice, suggest
 from evalhouse.curation.names import resolve
 from evalhouse.curation.registry import Registry, load_registry, normalise_alias
 from evalhouse.warehouse.audit.queries import AuditError, as_json, rows
@@ -47,9 +47,14 @@ def resolve_model_name(con: duckdb.DuckDBPyConnection, name: str, registry: Regi
             ).fetchall()
         ]
     if not configs:
+        known = [r[0] for r in con.execute(
+            "SELECT config_id FROM model_config UNION SELECT model_name FROM evaluation WHERE model_name IS NOT NULL"
+        ).fetchall()]  # fmt: skip
+        hints = suggest(name, known)
+        hint = f"; did you mean {' or '.join(repr(h) for h in hints)}?" if hints else ""
         raise AuditError(
             f"no model matches {name!r} as a config id, source model id, model name or base model id "
-            f"(the identity rules give base model {base!r}, which has no configurations either)"
+            f"(the identity rules give base model {base!r}, which has no configurations either){hint}"
         )
     return ModelMatch(name, f"identity rules (base model {base!r})", configs)
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evalhouse.common import progress
 from evalhouse.curation.registry import Registry, load_registry
 from evalhouse.pipeline.ledger import (
     AfterLoad,
@@ -198,34 +199,50 @@ def import_tree(
             f"no records under {data_root} in the datastore layout <collection>/<developer>/<model>/<uuid>.json"
         )
     summary = ImportSummary(outside_layout=outside)
-    for collection, paths in by_collection.items():
-        source_key = collection_source_key(collection)
-        last = last_loading_run(wh.con, source_key)
-        stale = last is not None and last.registry_version != registry.version
-        known = frozenset() if stale else loaded_payloads(wh.con, source_key)
-        reader = _TreeReader(data_root, store, source_key, known)
-        items = reader.items(paths)
-        source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
-        ctx = RunContext(
-            source=source,
-            trigger="import-eee",
-            registry=registry,
-            collection=collection,
-            allow_provisional=True,
-            identity_from="id",
-            after_load=after_load,
-            details={"root": str(root), "collection": collection, "files_unchanged": reader.skipped},
-        )
-        if not items and reader.skipped:
-            result = record_run(wh, ctx, "unchanged", [])
-        else:
-            plan = LoadPlan(
-                entries=reader.entries,
-                items=lambda items=items: items,
-                replace_source=stale,
-                status="recanonicalised" if stale else None,
-            )
-            result = run_load(wh, ctx, plan)
-        summary.runs.append(result)
-        summary.unchanged[result.run_id] = reader.skipped
+    with progress.task("import-eee: files", total=sum(len(p) for p in by_collection.values())) as files:
+        for collection, paths in by_collection.items():
+            files.note(collection)
+            _import_collection(wh, summary, (root, data_root, collection, paths), (store, registry, after_load))
+            files.advance(len(paths))
     return summary
+
+
+def _import_collection(
+    wh: Warehouse,
+    summary: ImportSummary,
+    where: tuple[Path, Path, str, list[Path]],
+    how: tuple[RawStore, Registry, AfterLoad | None],
+) -> None:
+    """One collection = one run: read and parse with the database released, then load."""
+    root, data_root, collection, paths = where
+    store, registry, after_load = how
+    source_key = collection_source_key(collection)
+    last = last_loading_run(wh.con, source_key)
+    stale = last is not None and last.registry_version != registry.version
+    known = frozenset() if stale else loaded_payloads(wh.con, source_key)
+    reader = _TreeReader(data_root, store, source_key, known)
+    with wh.released(f"reading collection {collection} (database closed)"):
+        items = reader.items(paths)
+    source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
+    ctx = RunContext(
+        source=source,
+        trigger="import-eee",
+        registry=registry,
+        collection=collection,
+        allow_provisional=True,
+        identity_from="id",
+        after_load=after_load,
+        details={"root": str(root), "collection": collection, "files_unchanged": reader.skipped},
+    )
+    if not items and reader.skipped:
+        result = record_run(wh, ctx, "unchanged", [])
+    else:
+        plan = LoadPlan(
+            entries=reader.entries,
+            items=lambda items=items: items,
+            replace_source=stale,
+            status="recanonicalised" if stale else None,
+        )
+        result = run_load(wh, ctx, plan)
+    summary.runs.append(result)
+    summary.unchanged[result.run_id] = reader.skipped

@@ -48,9 +48,7 @@ def sql(
     path = db_path(ctx, db)
     with (
         guard(),
-        guarded_query(
-            query, db=path, raw_store=raw_store_path(path), snapshot=snapshot, limit=limit or None
-        ) as result,
+        guarded_query(query, db=path, raw_store=raw_store_path(path), snapshot=snapshot, limit=limit or None) as result,
     ):
         print_rows(result, json_out=json_out, csv_out=csv_out)
 

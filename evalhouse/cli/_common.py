@@ -113,11 +113,18 @@ def usage_error(message: str) -> NoReturn:
 
 
 def _interrupted(exc: BaseException) -> bool:
-    """Ctrl-C, also when DuckDB caught the signal first and raised its own InterruptException."""
-    if isinstance(exc, KeyboardInterrupt):
-        return True
+    """Ctrl-C, also when DuckDB caught the signal first: it then raises its own InterruptException,
+    or a RuntimeError "Query interrupted" from a query run inside a Python call."""
+    seen: BaseException | None = exc
     duckdb = sys.modules.get("duckdb")
-    return duckdb is not None and isinstance(exc, getattr(duckdb, "InterruptException", ()))
+    interrupt = getattr(duckdb, "InterruptException", ()) if duckdb is not None else ()
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt) or (interrupt and isinstance(seen, interrupt)):
+            return True
+        if isinstance(seen, RuntimeError) and str(seen).strip() == "Query interrupted":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 @contextmanager

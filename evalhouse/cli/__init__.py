@@ -54,7 +54,7 @@ def _root(
 def _register() -> None:
     # Imported here so `evalhouse --help` lists every group and a group's heavy imports
     # (sklearn, great-expectations) load only when one of its commands runs.
-    from evalhouse.cli import analytics, audit, curate, ingest, items, models, snapshot, sql, validate, warehouse
+    from evalhouse.cli import analytics, audit, curate, ingest, items, models, site, snapshot, sql, validate, warehouse
 
     warehouse.register(app)
     ingest.register(app)
@@ -64,6 +64,7 @@ def _register() -> None:
     audit.register(app)
     snapshot.register(app)
     sql.register(app)
+    site.register(app)
     analytics.register(app)
     items.register(app)  # after analytics: adds 'analyze items' to its group
 

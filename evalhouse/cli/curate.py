@@ -74,7 +74,7 @@ def _print_conflicts(rows: list[dict[str, Any]]) -> None:
     for r in rows:
         span = f"{r['earliest']} .. {r['latest']}"
         out.print(f"{r['base_model_id']}: {span} (chose {r['release_date']}, {r['kind']})", highlight=False)
-    out.print(f"{len(rows)} base model(s) with claims about one configuration (or the base model) more than a month apart")
+    out.print(f"{len(rows)} base model(s) whose claims about one configuration (or itself) disagree by > 31 days")
 
 
 def _choice_text(choice: dict[str, Any] | None) -> str:

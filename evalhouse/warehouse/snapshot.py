@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 import duckdb
 import pandas as pd
 
+from evalhouse.common import progress
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.registry import load_registry
 from evalhouse.errors import InputError
@@ -343,12 +344,15 @@ def _materialise_views(con: duckdb.DuckDBPyConnection, staging: Path, rels: list
     for rel in rels:
         if rel.kind == "table":
             con.execute(f"CREATE VIEW {quote_ident(rel.name)} AS {relation_sql(staging, _staged_entry(rel, staging))}")
-    for rel in rels:
-        if rel.kind == "view" and rel.sql:
-            con.execute(rel.sql)
-            _write_relation(con, rel, staging)
-            frozen = relation_sql(staging, _staged_entry(rel, staging))
-            con.execute(f"CREATE OR REPLACE VIEW {quote_ident(rel.name)} AS {frozen}")
+    with progress.task("snapshot create: views", total=sum(r.kind == "view" for r in rels)) as step:
+        for rel in rels:
+            if rel.kind == "view" and rel.sql:
+                step.note(rel.name)
+                con.execute(rel.sql)
+                _write_relation(con, rel, staging)
+                frozen = relation_sql(staging, _staged_entry(rel, staging))
+                con.execute(f"CREATE OR REPLACE VIEW {quote_ident(rel.name)} AS {frozen}")
+                step.advance()
 
 
 def _prepare_target(out_dir: Path) -> Path:
@@ -394,9 +398,12 @@ def create_snapshot(
     try:
         with _WriterSettings(wh.con), wh.transaction() as con:
             rels = relations(con)
-            for rel in rels:
-                if rel.kind == "table":
-                    _write_relation(con, rel, staging)
+            with progress.task("snapshot create: tables", total=sum(r.kind == "table" for r in rels)) as step:
+                for rel in rels:
+                    if rel.kind == "table":
+                        step.note(rel.name)
+                        _write_relation(con, rel, staging)
+                        step.advance()
             eee = _export_eee(wh, staging, store)
             facts = warehouse_facts(wh)
         scratch = duckdb.connect()
@@ -558,14 +565,16 @@ def verify_snapshot(path: str | os.PathLike[str]) -> VerifyReport:
     """
     manifest, raw = load_manifest(path)
     report = VerifyReport(Path(path), manifest, manifest_problems=_manifest_problems(manifest, raw))
-    for rel, expected in sorted(manifest["files"].items()):
-        if _unsafe(rel):
-            continue  # reported as a manifest problem; never read outside the folder
-        if not isinstance(expected, dict):
-            report.changed.append(rel)
-            report.details[rel] = "its manifest entry is not an object"
-            continue
-        _check_file(report, rel, expected)
+    with progress.task("snapshot verify: files", total=len(manifest["files"])) as step:
+        for rel, expected in sorted(manifest["files"].items()):
+            step.advance()
+            if _unsafe(rel):
+                continue  # reported as a manifest problem; never read outside the folder
+            if not isinstance(expected, dict):
+                report.changed.append(rel)
+                report.details[rel] = "its manifest entry is not an object"
+                continue
+            _check_file(report, rel, expected)
     report.extra = [rel for rel in tree_files(report.path) if rel not in manifest["files"]]
     return report
 

@@ -14,7 +14,7 @@ This is display state only, held in a context variable: no result depends on it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Protocol
@@ -71,6 +71,24 @@ def task(label: str, total: int | None = None) -> Iterator[Task]:
     finally:
         if reporter is not None:
             reporter.end(step._handle)
+
+
+def each[T](
+    items: Iterable[T],
+    label: str,
+    *,
+    total: int | None = None,
+    size: Callable[[T], int] | None = None,
+    note: Callable[[T], str] | None = None,
+) -> Iterator[T]:
+    """Iterate ``items`` as a counted step: ``size(item)`` units each (default 1), ``note(item)``
+    shown while it is worked on. A drop-in for a ``for`` loop's iterable."""
+    with task(label, total) as step:
+        for item in items:
+            if note is not None:
+                step.note(note(item))
+            yield item
+            step.advance(size(item) if size is not None else 1)
 
 
 @contextmanager

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +34,7 @@ from evalhouse.pipeline.ledger import (
 )
 from evalhouse.schema.eee import InstanceRecord
 from evalhouse.schema.eee_json import strict_json
-from evalhouse.schema.fingerprint import sha256_file
+from evalhouse.schema.fingerprint import sha256_bytes, sha256_file
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import DatastoreError
@@ -102,7 +104,10 @@ class _TreeReader:
     parsed, so re-importing an unchanged tree adds no fetch, quarantine, evaluation or score row.
     """
 
-    def __init__(self, data_root: Path, store: RawStore, source_key: str, known: frozenset[str]) -> None:
+    def __init__(
+        self, data_root: Path, store: RawStore, source_key: str, known: frozenset[str], details: dict[str, Any]
+    ) -> None:
+        self.details = details  # the run's details: files_unchanged is kept current while reading
         self.data_root = data_root
         self.store = store
         self.source_key = source_key
@@ -110,44 +115,46 @@ class _TreeReader:
         self.entries: list[RawEntry] = []
         self.skipped = 0
 
-    def _keep(self, path: Path, content_type: str) -> tuple[str, bytes, RawEntry]:
+    def _keep(self, path: Path, content_type: str, data: bytes, sha256: str | None = None) -> tuple[str, RawEntry]:
         repo_path = f"data/{path.relative_to(self.data_root).as_posix()}"
-        data = path.read_bytes()
         entry = self.store.put(
             data,
             source_key=self.source_key,
             url=path.resolve().as_uri(),
             content_type=content_type,
             label=repo_path,
+            sha256=sha256,
         )
         self.entries.append(entry)
-        return repo_path, data, entry
+        return repo_path, entry
 
-    def items(self, paths: list[Path]) -> list[ParseItem]:
-        items: list[ParseItem] = []
+    def items(self, paths: list[Path]) -> Iterator[ParseItem]:
+        """Each file's record (or the reason it has none), read once, stored before it is parsed."""
         for path in paths:
-            if self.known and sha256_file(path) in self.known and not self._samples_changed(path):
+            data = path.read_bytes()
+            digest = sha256_bytes(data)
+            if digest in self.known and not self._samples_changed(path):
                 self.skipped += 1
+                self.details["files_unchanged"] = self.skipped
                 continue
-            repo_path, data, entry = self._keep(path, "application/json")
+            repo_path, entry = self._keep(path, "application/json", data, digest)
             fail = partial(ParseFailure, repo_path, raw_sha256=entry.sha256)
             try:
                 record = strict_json(data)
             except (ValueError, UnicodeDecodeError) as exc:
-                items.append(fail(f"not readable as JSON: {exc}", data[:2000].decode("utf-8", "replace")))
+                yield fail(f"not readable as JSON: {exc}", data[:2000].decode("utf-8", "replace"))
                 continue
-            samples, samples_sha = self._samples(path, record, items)
-            items.append(
-                ParsedRecord(
-                    record=record,
-                    locator=repo_path,
-                    samples=samples,
-                    samples_sha256=samples_sha,
-                    datastore_path=repo_path if AGGREGATE_RE.match(path.name) else None,
-                    raw_sha256=entry.sha256,
-                )
+            failures: list[ParseItem] = []
+            samples, samples_sha = self._samples(path, record, failures)
+            yield from failures
+            yield ParsedRecord(
+                record=record,
+                locator=repo_path,
+                samples=samples,
+                samples_sha256=samples_sha,
+                datastore_path=repo_path if AGGREGATE_RE.match(path.name) else None,
+                raw_sha256=entry.sha256,
             )
-        return items
 
     def _samples_changed(self, path: Path) -> bool:
         samples = path.with_name(path.stem + "_samples.jsonl")
@@ -158,7 +165,8 @@ class _TreeReader:
         samples_path = path.with_name(path.stem + "_samples.jsonl")
         if not samples_path.exists():
             return None, None
-        rel, data, entry = self._keep(samples_path, "application/x-ndjson")
+        data = samples_path.read_bytes()
+        rel, entry = self._keep(samples_path, "application/x-ndjson", data)
         rows = []
         for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
             if not line.strip():
@@ -199,50 +207,44 @@ def import_tree(
             f"no records under {data_root} in the datastore layout <collection>/<developer>/<model>/<uuid>.json"
         )
     summary = ImportSummary(outside_layout=outside)
-    with progress.task("import-eee: files", total=sum(len(p) for p in by_collection.values())) as files:
-        for collection, paths in by_collection.items():
-            files.note(collection)
-            _import_collection(wh, summary, (root, data_root, collection, paths), (store, registry, after_load))
-            files.advance(len(paths))
-    return summary
-
-
-def _import_collection(
-    wh: Warehouse,
-    summary: ImportSummary,
-    where: tuple[Path, Path, str, list[Path]],
-    how: tuple[RawStore, Registry, AfterLoad | None],
-) -> None:
-    """One collection = one run: read and parse with the database released, then load."""
-    root, data_root, collection, paths = where
-    store, registry, after_load = how
-    source_key = collection_source_key(collection)
-    last = last_loading_run(wh.con, source_key)
-    stale = last is not None and last.registry_version != registry.version
-    known = frozenset() if stale else loaded_payloads(wh.con, source_key)
-    reader = _TreeReader(data_root, store, source_key, known)
-    with wh.released(f"reading collection {collection} (database closed)"):
-        items = reader.items(paths)
-    source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
-    ctx = RunContext(
-        source=source,
-        trigger="import-eee",
-        registry=registry,
-        collection=collection,
-        allow_provisional=True,
-        identity_from="id",
-        after_load=after_load,
-        details={"root": str(root), "collection": collection, "files_unchanged": reader.skipped},
+    files = sum(len(p) for p in by_collection.values())
+    steps = progress.each(
+        by_collection.items(), "import-eee: files", total=files, size=lambda c: len(c[1]), note=lambda c: c[0]
     )
-    if not items and reader.skipped:
-        result = record_run(wh, ctx, "unchanged", [])
-    else:
-        plan = LoadPlan(
-            entries=reader.entries,
-            items=lambda items=items: items,
-            replace_source=stale,
-            status="recanonicalised" if stale else None,
+    for collection, paths in steps:
+        source_key = collection_source_key(collection)
+        last = last_loading_run(wh.con, source_key)
+        stale = last is not None and last.registry_version != registry.version
+        known = frozenset() if stale else loaded_payloads(wh.con, source_key)
+        details: dict[str, Any] = {"root": str(root), "collection": collection, "files_unchanged": 0}
+        reader = _TreeReader(data_root, store, source_key, known, details)
+        stream = reader.items(paths)
+        # Files this collection already loaded are skipped unread with the database closed (readers
+        # get in between collections); the changed files stream into the load transaction.
+        with wh.released(f"reading collection {collection} (database closed)"):
+            first = next(stream, None)  # reads up to the first changed file
+        source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
+        ctx = RunContext(
+            source=source,
+            trigger="import-eee",
+            registry=registry,
+            collection=collection,
+            allow_provisional=True,
+            identity_from="id",
+            after_load=after_load,
+            details=details,
         )
-        result = run_load(wh, ctx, plan)
-    summary.runs.append(result)
-    summary.unchanged[result.run_id] = reader.skipped
+        if first is None and reader.skipped:
+            result = record_run(wh, ctx, "unchanged", [])
+        else:
+            items = stream if first is None else chain([first], stream)
+            plan = LoadPlan(
+                entries=reader.entries,
+                items=lambda items=items: items,
+                replace_source=stale,
+                status="recanonicalised" if stale else None,
+            )
+            result = run_load(wh, ctx, plan)
+        summary.runs.append(result)
+        summary.unchanged[result.run_id] = reader.skipped
+    return summary

@@ -24,7 +24,7 @@ import re
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -176,28 +176,77 @@ def _held(exc: duckdb.Error) -> bool:
     return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
 
 
+def _readers_dir(path: Path) -> Path:
+    """Where waiting readers leave a note (one file per pid), so a writer lets them in first."""
+    return path.with_name(path.name + ".readers")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _waiting_readers(path: Path) -> list[int]:
+    folder = _readers_dir(path)
+    if not folder.is_dir():
+        return []
+    pids = [int(p.name) for p in folder.iterdir() if p.name.isdigit()]
+    return [pid for pid in pids if pid != os.getpid() and _alive(pid)]
+
+
+@contextmanager
+def _waiting(path: Path) -> Iterator[Callable[[], None]]:
+    """Yields ``announce``: it marks this reader as waiting; the mark goes when the block ends."""
+    mark = _readers_dir(path) / str(os.getpid())
+
+    def announce() -> None:
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+
+    try:
+        yield announce
+    finally:
+        mark.unlink(missing_ok=True)
+
+
+def _let_readers_in(path: Path) -> None:
+    """Before a writer reopens the database: wait (bounded) for readers already waiting to open it."""
+    deadline = time.monotonic() + WRITER_REOPEN_WAIT_S
+    while _waiting_readers(path) and time.monotonic() < deadline:
+        time.sleep(RETRY_EVERY_S / 4)
+
+
 def _connect(path: Path, *, read_only: bool, wait: float, who: str) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB file, retrying for ``wait`` seconds while another process holds it.
 
     One line on stderr says whom it waits for; when the time is up, :class:`WarehouseLocked`
-    names the holder and what it is doing.
+    names the holder and what it is doing. A waiting reader leaves a mark beside the database so
+    a writer reopening it after a fetch lets the reader in first.
     """
     deadline = time.monotonic() + max(wait, 0.0)
     said = False
-    while True:
-        try:
-            return duckdb.connect(str(path), read_only=read_only)
-        except duckdb.Error as exc:
-            if not _held(exc):
-                raise WarehouseError(f"cannot open {path}: {exc}") from exc
-            if time.monotonic() >= deadline:
-                waited = f" (waited {wait:g} s; raise --wait SECONDS to wait longer)" if wait > 0 else ""
-                raise WarehouseLocked(f"warehouse is locked by {_holder(path)}{waited}") from exc
-            if not said:
-                sys.stderr.write(f"{who} waits up to {wait:g} s: the warehouse is held by {_holder(path)}\n")
-                sys.stderr.flush()
-                said = True
-            time.sleep(RETRY_EVERY_S)
+    with _waiting(path) as announce:
+        while True:
+            try:
+                return duckdb.connect(str(path), read_only=read_only)
+            except duckdb.Error as exc:
+                if not _held(exc):
+                    raise WarehouseError(f"cannot open {path}: {exc}") from exc
+                if time.monotonic() >= deadline:
+                    waited = f" (waited {wait:g} s; raise --wait SECONDS to wait longer)" if wait > 0 else ""
+                    raise WarehouseLocked(f"warehouse is locked by {_holder(path)}{waited}") from exc
+                if not said:
+                    if read_only:
+                        announce()
+                    sys.stderr.write(f"{who} waits up to {wait:g} s: the warehouse is held by {_holder(path)}\n")
+                    sys.stderr.flush()
+                    said = True
+                time.sleep(RETRY_EVERY_S)
 
 
 class Warehouse:
@@ -276,6 +325,7 @@ class Warehouse:
         try:
             yield
         finally:
+            _let_readers_in(self.path)
             self._con = _connect(self.path, read_only=False, wait=WRITER_REOPEN_WAIT_S, who="writer")
             self._idle()
 

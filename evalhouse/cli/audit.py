@@ -238,9 +238,7 @@ def _print_model(r: dict[str, Any]) -> None:
         )
         original = f", original {s['original_source']}" if s["original_source"] else ""
         _line(f"      {s['source_key']} (tier {s['source_tier']}), evaluated by {s['evaluated_by']}{original}")
-        _line(
-            f"      raw {shown(s['raw_sha256'])} {s['url']} @ {s['retrieved_at']}; record {s['record_locator']}"
-        )
+        _line(f"      raw {shown(s['raw_sha256'])} {s['url']} @ {s['retrieved_at']}; record {s['record_locator']}")
     _print_release_dates(r["release_dates"])
 
 

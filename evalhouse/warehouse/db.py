@@ -164,12 +164,35 @@ def _describe_holder(note: str) -> str:
 
 
 def _holder(path: Path) -> str:
-    lock_file = path.with_name(path.name + ".lock")
+    """The evalhouse writer holding the lock file, from its note (a note no live lock backs is stale)."""
+    nobody = "another process (no evalhouse writer recorded)"
     try:
-        note = lock_file.read_text(encoding="utf-8")
-    except OSError:
-        note = ""
-    return _describe_holder(note) if note.strip() else "another process (no evalhouse writer recorded)"
+        fh = open(path.with_name(path.name + ".lock"), encoding="utf-8")  # noqa: SIM115 - closed below
+    except FileNotFoundError:
+        return nobody
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:  # a writer holds it: its note is current
+            note = fh.read()
+            return _describe_holder(note) if note.strip() else nobody
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    return nobody
+
+
+_DUCKDB_HOLDER = re.compile(r"Conflicting lock is held in (.*?) \(PID (\d+)\)")
+
+
+def _held_by(path: Path, exc: duckdb.Error, *, read_only: bool) -> str:
+    """Who holds the file: the evalhouse writer's note for a reader; readers for a writer (its own
+    note is in the lock file); DuckDB's own words for a process that is not evalhouse."""
+    found = _DUCKDB_HOLDER.search(str(exc))
+    if not read_only:
+        return f"readers (e.g. {found[1]} pid {found[2]})" if found else "readers"
+    note = _holder(path)
+    if note.startswith("another process") and found:
+        return f"{found[1]} pid {found[2]} (not an evalhouse writer)"
+    return note
 
 
 def _held(exc: duckdb.Error) -> bool:
@@ -237,13 +260,14 @@ def _connect(path: Path, *, read_only: bool, wait: float, who: str) -> duckdb.Du
             except duckdb.Error as exc:
                 if not _held(exc):
                     raise WarehouseError(f"cannot open {path}: {exc}") from exc
+                holder = _held_by(path, exc, read_only=read_only)
                 if time.monotonic() >= deadline:
                     waited = f" (waited {wait:g} s; raise --wait SECONDS to wait longer)" if wait > 0 else ""
-                    raise WarehouseLocked(f"warehouse is locked by {_holder(path)}{waited}") from exc
+                    raise WarehouseLocked(f"warehouse is locked by {holder}{waited}") from exc
                 if not said:
                     if read_only:
                         announce()
-                    sys.stderr.write(f"{who} waits up to {wait:g} s: the warehouse is held by {_holder(path)}\n")
+                    sys.stderr.write(f"{who} waits up to {wait:g} s: the warehouse is held by {holder}\n")
                     sys.stderr.flush()
                     said = True
                 time.sleep(RETRY_EVERY_S)

@@ -162,3 +162,14 @@ def test_logs_get_whole_values(db: Path, tmp_path: Path, shared: Path) -> None:
     with duckdb.connect(str(db), read_only=True) as con:
         reason = con.execute("SELECT reason FROM quarantine ORDER BY length(reason) DESC LIMIT 1").fetchone()[0]
     assert reason in outputs["quarantine list"].stdout
+
+
+def test_a_reader_names_a_holder_that_is_not_evalhouse(db: Path) -> None:
+    holder = duckdb.connect(str(db))  # this test process, outside evalhouse's writer lock
+    try:
+        result = _run("--db", str(db), "--wait", "0.3", "stats")
+    finally:
+        holder.close()
+    assert result.returncode == 1
+    assert f"pid {os.getpid()} (not an evalhouse writer)" in result.stderr and "Traceback" not in result.stderr
+    assert _run("--db", str(db), "stats").returncode == 0  # and once it is closed, the reader gets in

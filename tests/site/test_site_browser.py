@@ -16,13 +16,13 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import REPO
 from realwarehouse import copy_warehouse
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.site.build import _num
 
+REPO = Path(__file__).resolve().parents[2]
 SHOTS = REPO / "build" / "site-screenshots"
 runner = CliRunner()
 

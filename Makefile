@@ -30,7 +30,8 @@ run: $(STAMP) ## the nightly refresh into ./warehouse.duckdb; MIRROR=dir|url rep
 mirror: $(STAMP) ## build a replay mirror in build/mirror from ../shared, for offline runs: make run MIRROR=build/mirror
 	$(BIN)/evalhouse mirror from-shared build/mirror
 
-test: $(STAMP) ## run the test suite (reads ../shared when present)
+test: $(STAMP) ## run the test suite (reads ../shared when present; installs Chromium for the browser test)
+	@scripts/ensure-chromium
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP) ## ruff check and format check

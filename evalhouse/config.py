@@ -5,9 +5,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from evalhouse.errors import InputError
+
 DEFAULT_DB = "warehouse.duckdb"
 ENV_DB = "EVALHOUSE_DB"
 ENV_RAW = "EVALHOUSE_RAW"
+ENV_WAIT = "EVALHOUSE_WAIT"
+#: Seconds a reader waits for a writer's load transaction before it gives up, naming the writer.
+DEFAULT_WAIT_S = 5.0
+
+_wait_override: float | None = None
 
 
 def resolve_db_path(db: str | os.PathLike[str] | None = None) -> Path:
@@ -26,3 +33,24 @@ def raw_store_path(db_path: Path) -> Path:
     if env:
         return Path(env).expanduser().resolve()
     return db_path.with_suffix(".raw")
+
+
+def set_reader_wait(seconds: float | None) -> None:
+    """The global ``--wait SECONDS`` of this process (``None``: back to env/default)."""
+    global _wait_override  # noqa: PLW0603 - one process-wide setting, set once by the command line
+    if seconds is not None and seconds < 0:
+        raise ValueError("--wait must be 0 or more seconds")
+    _wait_override = seconds
+
+
+def reader_wait() -> float:
+    """``--wait`` wins, then ``$EVALHOUSE_WAIT``, then :data:`DEFAULT_WAIT_S`."""
+    if _wait_override is not None:
+        return _wait_override
+    env = os.environ.get(ENV_WAIT)
+    if env:
+        try:
+            return max(float(env), 0.0)
+        except ValueError:
+            raise InputError(f"${ENV_WAIT}={env!r} is not a number of seconds") from None
+    return DEFAULT_WAIT_S

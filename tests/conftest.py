@@ -27,3 +27,20 @@ def aa_csv(shared: Path) -> Path:
 @pytest.fixture(scope="session")
 def epoch_dir(shared: Path) -> Path:
     return shared / "datasets" / "epoch-benchmarks-2025-11"
+
+
+@pytest.fixture(scope="session")
+def real_warehouse(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Epoch + Artificial Analysis through the real refresh over loopback (read it; copy to write)."""
+    from realwarehouse import build
+
+    return build(shared, tmp_path_factory.mktemp("real-warehouse"))
+
+
+@pytest.fixture(scope="session")
+def real_snapshot(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A snapshot of a copy of :func:`real_warehouse` (creating one records it in the warehouse)."""
+    from realwarehouse import copy_warehouse, snapshot
+
+    root = tmp_path_factory.mktemp("real-snapshot")
+    return snapshot(copy_warehouse(real_warehouse, root / "db"), root / "snap")

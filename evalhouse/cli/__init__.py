@@ -32,14 +32,29 @@ def _root(
             metavar="PATH",
         ),
     ] = None,
+    wait: Annotated[
+        float | None,
+        typer.Option(
+            "--wait",
+            help="Seconds a reader waits while a writer holds the warehouse for a load transaction, then fails"
+            " naming it. Default: $EVALHOUSE_WAIT, else 5.",
+            metavar="SECONDS",
+            min=0,
+        ),
+    ] = None,
 ) -> None:
+    from evalhouse.cli._common import configure_output
+    from evalhouse.config import set_reader_wait
+
     ctx.obj = {"db": db}
+    set_reader_wait(wait)
+    configure_output()
 
 
 def _register() -> None:
     # Imported here so `evalhouse --help` lists every group and a group's heavy imports
     # (sklearn, great-expectations) load only when one of its commands runs.
-    from evalhouse.cli import analytics, audit, curate, ingest, items, models, snapshot, validate, warehouse
+    from evalhouse.cli import analytics, audit, curate, ingest, items, models, site, snapshot, sql, validate, warehouse
 
     warehouse.register(app)
     ingest.register(app)
@@ -48,6 +63,8 @@ def _register() -> None:
     validate.register(app)
     audit.register(app)
     snapshot.register(app)
+    sql.register(app)
+    site.register(app)
     analytics.register(app)
     items.register(app)  # after analytics: adds 'analyze items' to its group
 

@@ -15,21 +15,30 @@ an error evalhouse raised on purpose.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TextIO
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from evalhouse.common import progress
 from evalhouse.common.jsonable import dumps
 from evalhouse.config import resolve_db_path
 from evalhouse.errors import EXIT_INTERRUPTED, EXIT_USAGE, EvalhouseError
 
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
 console = Console(stderr=True, soft_wrap=True)  # messages carry paths; never break them
 out = Console(soft_wrap=True)
+
+#: Width tables are laid out at when the stream is not a terminal: wide enough that rich never
+#: cuts a value to "…" (a nightly log exists to show whole source keys, ids and dates).
+UNBOUNDED_WIDTH = 100_000
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout (for scripts).")]
 DbOption = Annotated[
@@ -62,6 +71,32 @@ def db_path(ctx: typer.Context, db: str | None = None) -> Path:
     return resolve_db_path((root.obj or {}).get("db"))
 
 
+def is_terminal(stream: TextIO | None = None) -> bool:
+    stream = stream or sys.stdout
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def configure_output() -> None:
+    """Lay tables out at the terminal's width on a terminal, and never truncate anywhere else.
+
+    Called once per command (the root callback), when the streams the command writes to are
+    known (a test runner replaces them).
+    """
+    for con, stream in ((out, sys.stdout), (console, sys.stderr)):
+        if is_terminal(stream):
+            con._width = None  # back to the terminal's own width
+        else:
+            con.width = UNBOUNDED_WIDTH
+
+
+def shown(value: str | None, n: int = 16) -> str:
+    """A long hash or id shortened to ``n`` characters on a terminal, whole in a log or pipe."""
+    if value is None:
+        return ""
+    return value[:n] + "…" if is_terminal() and len(value) > n else value
+
+
 def emit_json(payload: Any) -> None:
     """Strict JSON on stdout: NaN and infinities become null, never bare ``NaN``."""
     sys.stdout.write(dumps(payload, indent=2) + "\n")
@@ -78,13 +113,196 @@ def usage_error(message: str) -> NoReturn:
     raise fail(message, EXIT_USAGE)
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """Ctrl-C, also when DuckDB caught the signal first: it then raises its own InterruptException,
+    or a RuntimeError "Query interrupted" from a query run inside a Python call."""
+    seen: BaseException | None = exc
+    duckdb = sys.modules.get("duckdb")
+    interrupt = getattr(duckdb, "InterruptException", ()) if duckdb is not None else ()
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt) or (interrupt and isinstance(seen, interrupt)):
+            return True
+        if isinstance(seen, RuntimeError) and str(seen).strip() == "Query interrupted":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 @contextmanager
 def guard() -> Iterator[None]:
-    """Map evalhouse's errors to their exit codes and Ctrl-C to "interrupted" (exit 130)."""
+    """Map evalhouse's errors to their exit codes and Ctrl-C to "interrupted" (exit 130).
+
+    Long steps inside the block report progress: a bar with counts and ETA on a terminal, a
+    plain log line every :data:`LOG_EVERY_S` seconds elsewhere (see :mod:`evalhouse.common.progress`).
+    """
     try:
-        yield
+        with progress.reporting(_reporter()):
+            yield
     except EvalhouseError as exc:
         raise fail(str(exc), exc.exit_code) from exc
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        if not _interrupted(exc):
+            raise
         console.print("interrupted", highlight=False)
         raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+# -- progress display -------------------------------------------------------------------------
+
+#: A step shorter than this shows nothing (quick commands stay quiet, their output unchanged).
+QUIET_FOR_S = 2.0
+#: Off a terminal, one line per running step at most this often.
+LOG_EVERY_S = 10.0
+
+
+def _reporter() -> progress.Reporter:
+    return _BarReporter() if is_terminal(sys.stderr) else _LogReporter(sys.stderr)
+
+
+def _eta(done: int, total: int | None, elapsed: float) -> str:
+    if not total or done <= 0 or done >= total:
+        return ""
+    return f", eta {elapsed / done * (total - done):.0f} s"
+
+
+class _LogReporter:
+    """Plain lines on stderr for cron and CI logs: ``[12 s] refresh: 3/12 (25%), eta 36 s — helm``."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def begin(self, label: str, total: int | None) -> dict[str, Any]:
+        now = time.monotonic()
+        return {"label": label, "start": now, "last": now, "said": False, "done": 0, "total": total, "note": None}
+
+    def update(self, handle: object, *, done: int, total: int | None, note: str | None) -> None:
+        assert isinstance(handle, dict)
+        handle.update(done=done, total=total, note=note)
+        now = time.monotonic()
+        if now - handle["start"] >= QUIET_FOR_S and now - handle["last"] >= LOG_EVERY_S:
+            self._say(handle, now)
+
+    def end(self, handle: object) -> None:
+        assert isinstance(handle, dict)
+        now = time.monotonic()
+        if handle["said"] or now - handle["start"] >= QUIET_FOR_S:
+            self._say(handle, now, final=True)
+
+    def _say(self, h: dict[str, Any], now: float, final: bool = False) -> None:
+        elapsed = now - h["start"]
+        count = f"{h['done']:,}/{h['total']:,}" if h["total"] else f"{h['done']:,}"
+        pct = f" ({100 * h['done'] / h['total']:.0f}%)" if h["total"] else ""
+        tail = " done" if final else _eta(h["done"], h["total"], elapsed)
+        note = f" ({h['note']})" if h["note"] and not final else ""
+        self.stream.write(f"[{elapsed:.0f} s] {h['label']}: {count}{pct}{tail}{note}\n")
+        self.stream.flush()
+        h["last"], h["said"] = now, True
+
+
+class _BarReporter:
+    """A rich progress bar per step on the terminal (counts, elapsed, ETA), gone when it ends."""
+
+    def __init__(self) -> None:
+        self._bar: Progress | None = None
+        self._open = 0
+
+    def begin(self, label: str, total: int | None) -> TaskID:
+        if self._bar is None:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("eta"),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[note]}"),
+                console=console,
+                transient=True,
+            )
+            self._bar.start()
+        self._open += 1
+        return self._bar.add_task(label, total=total, note="")
+
+    def update(self, handle: object, *, done: int, total: int | None, note: str | None) -> None:
+        if self._bar is not None:
+            self._bar.update(handle, completed=done, total=total, note=note or "")  # type: ignore[arg-type]
+
+    def end(self, handle: object) -> None:
+        if self._bar is None:
+            return
+        self._bar.remove_task(handle)  # type: ignore[arg-type]
+        self._open -= 1
+        if self._open == 0:
+            self._bar.stop()
+            self._bar = None
+
+
+# -- rows of a query ----------------------------------------------------------------------------
+
+
+def print_rows(result: Any, *, json_out: bool = False, csv_out: bool = False) -> int:
+    """Write a :class:`~evalhouse.warehouse.sql_guard.GuardedResult` as it is fetched.
+
+    ``--json``: one JSON array, streamed record by record (NaN/Infinity as null); ``--csv``: a
+    header and RFC 4180 rows; otherwise a table on a terminal, tab-separated values elsewhere.
+    Returns the number of rows written; a note on stderr says when ``--limit`` stopped it.
+    """
+    if json_out:
+        n = _stream_json(result)
+    elif csv_out or not is_terminal():
+        n = _stream_delimited(result, "," if csv_out else "\t")
+    else:
+        from rich.table import Table
+
+        grid = Table()
+        for name in result.columns:
+            grid.add_column(name)
+        for row in result.rows():
+            grid.add_row(*("" if v is None else str(v) for v in row))
+        out.print(grid)
+        n = result.fetched
+        console.print(f"{n:,} row(s)", highlight=False)
+    if result.truncated:
+        console.print(
+            f"stopped at --limit {result.limit:,} rows; more rows exist (raise --limit, or --limit 0 for all)",
+            highlight=False,
+        )
+    return n
+
+
+def _stream_json(result: Any) -> int:
+    write = sys.stdout.write
+    write("[")
+    n = 0
+    for record in result.records():
+        write(("," if n else "") + "\n  " + dumps(record))
+        n += 1
+    write("\n]\n" if n else "]\n")
+    return n
+
+
+def _stream_delimited(result: Any, sep: str) -> int:
+    import csv
+
+    from evalhouse.common.jsonable import to_jsonable
+
+    def cell(value: Any) -> Any:
+        plain = to_jsonable(value)
+        return dumps(plain) if isinstance(plain, dict | list) else ("" if plain is None else plain)
+
+    writer = csv.writer(sys.stdout, delimiter=sep, lineterminator="\n")
+    writer.writerow(result.columns)
+    for row in result.rows():
+        writer.writerow([cell(v) for v in row])
+    return result.fetched

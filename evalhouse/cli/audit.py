@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out
+from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out, shown
 
 
 def _line(text: str) -> None:
@@ -238,9 +238,7 @@ def _print_model(r: dict[str, Any]) -> None:
         )
         original = f", original {s['original_source']}" if s["original_source"] else ""
         _line(f"      {s['source_key']} (tier {s['source_tier']}), evaluated by {s['evaluated_by']}{original}")
-        _line(
-            f"      raw {(s['raw_sha256'] or '')[:16]}… {s['url']} @ {s['retrieved_at']}; record {s['record_locator']}"
-        )
+        _line(f"      raw {shown(s['raw_sha256'])} {s['url']} @ {s['retrieved_at']}; record {s['record_locator']}")
     _print_release_dates(r["release_dates"])
 
 

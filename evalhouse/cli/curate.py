@@ -74,31 +74,59 @@ def _print_conflicts(rows: list[dict[str, Any]]) -> None:
     for r in rows:
         span = f"{r['earliest']} .. {r['latest']}"
         out.print(f"{r['base_model_id']}: {span} (chose {r['release_date']}, {r['kind']})", highlight=False)
-    out.print(f"{len(rows)} base model(s) with evidence more than a month apart")
+    out.print(f"{len(rows)} base model(s) whose claims about one configuration (or itself) disagree by > 31 days")
+
+
+def _choice_text(choice: dict[str, Any] | None) -> str:
+    if not choice or choice.get("release_date") is None:
+        return "no evidence"
+    flags = [choice["precision"], choice["kind"], choice.get("verification") or ""]
+    if choice.get("level") == "base model":
+        flags.append("from its base model")
+    if choice.get("conflict"):
+        flags.append("CONFLICT")
+    elif choice.get("corrected"):
+        flags.append("conflict resolved by a verified correction")
+    return f"{choice['release_date']} ({', '.join(f for f in flags if f)})"
+
+
+def _evidence_table(title: str, rows: list[dict[str, Any]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for col in (
+        "date",
+        "precision",
+        "kind",
+        "rank",
+        "lower bound",
+        "verification",
+        "source",
+        "configuration",
+        "url / reason",
+    ):
+        table.add_column(col)
+    for e in rows:
+        table.add_row(
+            str(e["date"]),
+            e["precision"],
+            e["kind"],
+            str(e["rank"]),
+            str(e["lower_bound"]),
+            e["verification"],
+            str(e["source_key"] or ""),
+            str(e["config_id"] or "(base model)"),
+            str(e["url"] or e["reason"] or ""),
+        )
+    return table
 
 
 def _print_dates(report: list[dict[str, Any]]) -> None:
+    """The configuration's own date and evidence first, then its base model's."""
     for item in report:
-        choice = item["chosen"]
-        flag = ", CONFLICT" if choice and choice["conflict"] else ""
-        title = f"{item['base_model']}: " + (
-            f"{choice['release_date']} ({choice['precision']}, {choice['kind']}{flag})" if choice else "no evidence"
-        )
-        table = Table(title=title)
-        for col in ("date", "precision", "kind", "rank", "lower bound", "verification", "source", "url / reason"):
-            table.add_column(col)
-        for e in item["evidence"]:
-            table.add_row(
-                str(e["date"]),
-                e["precision"],
-                e["kind"],
-                str(e["rank"]),
-                str(e["lower_bound"]),
-                e["verification"],
-                str(e["source_key"] or ""),
-                str(e["url"] or e["reason"] or ""),
-            )
-        out.print(table)
+        for config in item.get("configurations", []):
+            title = f"configuration {config['config_id']}: {_choice_text(config['chosen'])}"
+            out.print(_evidence_table(title, config["evidence"]), highlight=False)
+        title = f"base model {item['base_model']}: {_choice_text(item['chosen'])}"
+        out.print(_evidence_table(title, item["evidence"]), highlight=False)
 
 
 def policy(

@@ -13,10 +13,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out, usage_error
+from evalhouse.cli._common import (
+    DbOption,
+    JsonFlag,
+    console,
+    db_path,
+    emit_json,
+    guard,
+    out,
+    print_rows,
+    shown,
+    usage_error,
+)
 
 if TYPE_CHECKING:
-    from evalhouse.warehouse.query import QueryResult
     from evalhouse.warehouse.snapshot import CreatedSnapshot
     from evalhouse.warehouse.snapshot_diff import SnapshotDiff, TableDiff
 
@@ -145,8 +155,8 @@ def _cell_line(prefix: str, cell: dict[str, Any]) -> str:
 
 
 def _print_diff(result: SnapshotDiff) -> None:
-    out.print(f"A: {result.a['snapshot_id'][:16]}… {result.a['name'] or ''} ({result.a['path']})")
-    out.print(f"B: {result.b['snapshot_id'][:16]}… {result.b['name'] or ''} ({result.b['path']})")
+    out.print(f"A: {shown(result.a['snapshot_id'])} {result.a['name'] or ''} ({result.a['path']})")
+    out.print(f"B: {shown(result.b['snapshot_id'])} {result.b['name'] or ''} ({result.b['path']})")
     changed = [t for t in result.tables if t.differs]
     if changed:
         out.print(_table_lines(result.tables))
@@ -210,42 +220,32 @@ def _describe(directory: Path, json_out: bool) -> None:
     out.print(_snippet(directory), highlight=False, markup=False)
 
 
-def _print_rows(result: QueryResult, json_out: bool) -> None:
-    if json_out:
-        emit_json(result.records())
-        return
-    grid = Table()
-    for name in result.columns:
-        grid.add_column(name)
-    for row in result.rows:
-        grid.add_row(*("" if v is None else str(v) for v in row))
-    out.print(grid)
-    console.print(f"{len(result.rows):,} row(s)")
-
-
 def open_(
     directory: SnapshotDir,
-    sql: Annotated[str | None, typer.Option("--sql", help="Run one query on the snapshot and print its rows.")] = None,
+    sql: Annotated[
+        str | None,
+        typer.Option("--sql", help="Run one read-only query on the snapshot and print its rows (as 'evalhouse sql')."),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", help="Stop after this many rows (0 = all).", min=0)] = 10_000,
     json_out: JsonFlag = False,
 ) -> None:
     """Query a snapshot read-only with the warehouse's views, or list what it holds.
 
     Without --sql it prints the tables and views with row counts and the Python snippet
     (evalhouse.open_snapshot) for analyses. The snapshot is verified first; a corrupted one is
-    refused (exit 2).
+    refused (exit 2). --sql runs through the same guard as 'evalhouse sql': one read-only
+    statement, no files outside the snapshot folder.
     """
-    from evalhouse.warehouse.query import run_query
-    from evalhouse.warehouse.snapshot import open_snapshot
+    from evalhouse.warehouse.snapshot import require_verified
+    from evalhouse.warehouse.sql_guard import guarded_query
 
     with guard():
-        con = open_snapshot(directory)
-        try:
-            if sql is None:
-                _describe(directory, json_out)
-            else:
-                _print_rows(run_query(con, sql), json_out)
-        finally:
-            con.close()
+        if sql is None:
+            require_verified(directory)
+            _describe(directory, json_out)
+            return
+        with guarded_query(sql, snapshot=directory, limit=limit or None) as result:
+            print_rows(result, json_out=json_out)
 
 
 def register(app: typer.Typer) -> None:

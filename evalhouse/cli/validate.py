@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -16,26 +16,42 @@ if TYPE_CHECKING:
 STYLE = {"passed": "green", "failed": "bold red", "warning": "yellow"}
 
 
-def validate(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
+def validate(
+    ctx: typer.Context,
+    docs: Annotated[
+        bool,
+        typer.Option("--docs", help="Also build great-expectations Data Docs in the project folder and print where."),
+    ] = False,
+    db: DbOption = None,
+    json_out: JsonFlag = False,
+) -> None:
     """Run the validation suites (great-expectations) on the whole warehouse.
 
     The same checkpoint runs after every load: referential integrity (scores -> evaluation,
     model configuration, benchmark, metric; evaluation -> raw snapshot; configuration -> base
     model), no model or benchmark without current scores, values within their metric's bounds,
     unique fingerprints, release dates between 2015 and today, and (warning only) benchmarks with
-    fewer than 5 rows. One validation_result row per expectation is stored. Exit code 1 when an
-    error-level expectation fails; warnings never fail.
+    fewer than 5 rows. One validation_result row per expectation is stored, and great-expectations'
+    own results go to the warehouse's GX project folder beside it (<db stem>.gx/). --docs then
+    builds GX Data Docs there (open the printed index.html; 'evalhouse site' links them). Exit
+    code 1 when an error-level expectation fails; warnings never fail.
     """
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.expectations import prepare, run_checkpoint
+    from evalhouse.warehouse.expectations import build_data_docs, prepare, project_dir, run_checkpoint
 
-    prepare()  # import great-expectations before taking the writer lock
-    with guard(), Warehouse.open(db_path(ctx, db)) as wh, wh.transaction() as con:
-        summary = run_checkpoint(con)
+    path = db_path(ctx, db)
+    project = project_dir(path)
+    with guard():
+        prepare(project)  # import great-expectations before taking the writer lock
+        with Warehouse.open(path) as wh, wh.transaction() as con:
+            summary = run_checkpoint(con, project=project)
+        index = build_data_docs(project) if docs else None
     if json_out:
-        emit_json(summary.as_dict())
+        emit_json({**summary.as_dict(), "gx_project": str(project), "data_docs": str(index) if index else None})
     else:
         _print(summary)
+        if index:
+            out.print(f"Data Docs: {index}", highlight=False, markup=False)
     if not summary.success:
         raise typer.Exit(1)
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evalhouse.common import progress
 from evalhouse.curation.registry import Registry, load_registry
 from evalhouse.pipeline.ledger import (
     AfterLoad,
@@ -207,7 +208,11 @@ def import_tree(
             f"no records under {data_root} in the datastore layout <collection>/<developer>/<model>/<uuid>.json"
         )
     summary = ImportSummary(outside_layout=outside)
-    for collection, paths in by_collection.items():
+    files = sum(len(p) for p in by_collection.values())
+    steps = progress.each(
+        by_collection.items(), "import-eee: files", total=files, size=lambda c: len(c[1]), note=lambda c: c[0]
+    )
+    for collection, paths in steps:
         source_key = collection_source_key(collection)
         last = last_loading_run(wh.con, source_key)
         stale = last is not None and last.registry_version != registry.version
@@ -215,7 +220,10 @@ def import_tree(
         details: dict[str, Any] = {"root": str(root), "collection": collection, "files_unchanged": 0}
         reader = _TreeReader(data_root, store, source_key, known, details)
         stream = reader.items(paths)
-        first = next(stream, None)  # reads up to the first changed file
+        # Files this collection already loaded are skipped unread with the database closed (readers
+        # get in between collections); the changed files stream into the load transaction.
+        with wh.released(f"reading collection {collection} (database closed)"):
+            first = next(stream, None)  # reads up to the first changed file
         source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
         ctx = RunContext(
             source=source,

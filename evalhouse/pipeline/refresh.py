@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from evalhouse.common import progress
 from evalhouse.curation.registry import Registry, load_registry
 from evalhouse.ingest.catalog import catalog, get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
@@ -226,8 +227,8 @@ def _with_decisions(run: SourceRun, accepted: list[guards.Verdict]) -> None:
     run.ctx = replace(run.ctx, after_load=record)
 
 
-def _gather(run: SourceRun, store: RawStore, options: RefreshOptions, env: Mapping[str, str]) -> Gathered:
-    requests = run.module.plan(source_state(run.wh, run.spec.key, env))
+def _gather(run: SourceRun, store: RawStore, options: RefreshOptions, state: SourceState) -> Gathered:
+    requests = run.module.plan(state)
     with options.client_factory(options.mirror) as client:
         if getattr(run.module, "SPIDER", None):  # a crawl goes where the client would: the same mirror
             return _gather_crawl(run, requests, store, mirror=client.mirror, settings=options.crawl_settings)
@@ -237,6 +238,8 @@ def _gather(run: SourceRun, store: RawStore, options: RefreshOptions, env: Mappi
 def refresh_source(
     wh: Warehouse, store: RawStore, module: SourceModule, options: RefreshOptions | None = None
 ) -> ledger.RunResult:
+    """One source's run. Fetching and parsing happen with the database released (readers may
+    open it meanwhile); the run is recorded or loaded with it reopened, in one transaction."""
     options = options or RefreshOptions()
     spec = module.SOURCE
     env = dict(os.environ if options.env is None else options.env)
@@ -246,22 +249,38 @@ def refresh_source(
     missing = [var for var in spec.required_env if not env.get(var)]
     if missing:
         return run.record("failed", [], f"missing credential(s) {', '.join(missing)}: set them in the environment")
-    got = _gather(run, store, options, env)
-    entries = [f.entry for f in got.fetched]
+    state = source_state(wh, spec.key, env)
     last = ledger.last_loading_run(wh.con, spec.key)
-    stale = last is not None and last.registry_version != options.registry.version
     previous = previous_figures(wh, last)
+    with wh.released(f"fetching and parsing {spec.key} (database closed)"):
+        finish = _fetch_and_judge(run, store, options, (state, last, previous))
+    return finish()
+
+
+def _fetch_and_judge(
+    run: SourceRun,
+    store: RawStore,
+    options: RefreshOptions,
+    known: tuple[SourceState, ledger.LastRun | None, guards.Previous | None],
+) -> Callable[[], ledger.RunResult]:
+    """Fetch, parse and judge without the database (``known``: what the warehouse said before);
+    returns how the run ends, to be called with the database open again."""
+    module, spec = run.module, run.spec
+    state, last, previous = known
+    got = _gather(run, store, options, state)
+    entries = [f.entry for f in got.fetched]
+    stale = last is not None and last.registry_version != options.registry.version
     # Pages the last loading run was already missing (Swallow's unpublished model pages) are not
     # news; a newly missing page is, even when the records it held are elsewhere too.
     same_gaps = guards.nothing_new_missing(got.failures, previous)
     if not got.fetched and got.not_modified and not got.failures:
         if stale:
-            return reload_stored(run, store, entries, status="recanonicalised")
-        return run.record("unchanged", entries, reason="304 Not Modified")
+            return lambda: reload_stored(run, store, entries, status="recanonicalised")
+        return lambda: run.record("unchanged", entries, reason="304 Not Modified")
     if same_gaps and last is not None and last.payload_sha256 == ledger.payload_digest(entries) and got.fetched:
         if stale:
-            return reload_stored(run, store, entries, status="recanonicalised")
-        return run.record("unchanged", entries, reason="payload sha256 equals the last loading run's")
+            return lambda: reload_stored(run, store, entries, status="recanonicalised")
+        return lambda: run.record("unchanged", entries, reason="payload sha256 equals the last loading run's")
     pages = [_parse_page(module, f) for f in got.fetched]
 
     # ---- DRIFT GUARDS: the one place a run's fetches and parse are judged (pipeline/guards.py) ----
@@ -279,16 +298,18 @@ def refresh_source(
     decisive = guards.outcome(verdicts)
     report = {"figures": evidence.figures(), "guards": [_verdict_json(v) for v in verdicts]}
     if decisive is not None and decisive.outcome == "failed":
-        return run.record("failed", entries, decisive.reason, guard=decisive.guard, **report)
+        return lambda: run.record("failed", entries, decisive.reason, guard=decisive.guard, **report)
     # ------------------------------------------------------------------------------------------------
 
     items = [item for page in pages for item in page.items]
     if same_gaps and last is not None and last.records_fingerprint == parsed_fingerprint(items):
         if stale:
-            return reload_stored(run, store, entries, status="recanonicalised")
-        return run.record("unchanged", entries, reason="parsed records fingerprint equals the last loading run's")
+            return lambda: reload_stored(run, store, entries, status="recanonicalised")
+        return lambda: run.record(
+            "unchanged", entries, reason="parsed records fingerprint equals the last loading run's"
+        )
     _with_decisions(run, [v for v in verdicts if v.outcome == "accepted"])
-    return run.load(
+    return lambda: run.load(
         entries,
         items,
         degraded=decisive.reason if decisive is not None else None,
@@ -312,13 +333,16 @@ def refresh(
     options = options or RefreshOptions()
     modules = [get_source(k) for k in keys] if keys else scheduled_sources()
     results = []
-    for module in modules:
-        if options.on_start:
-            options.on_start(module.SOURCE.key)
-        result = refresh_source(wh, store, module, options)
-        results.append(result)
-        if options.on_done:
-            options.on_done(result)
+    with progress.task("refresh", total=len(modules)) as step:
+        for module in modules:
+            step.note(module.SOURCE.key)
+            if options.on_start:
+                options.on_start(module.SOURCE.key)
+            result = refresh_source(wh, store, module, options)
+            results.append(result)
+            step.advance(note=f"{module.SOURCE.key} {result.status}")
+            if options.on_done:
+                options.on_done(result)
     return results
 
 

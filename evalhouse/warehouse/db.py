@@ -4,6 +4,14 @@ A writer takes an exclusive lock file beside the database before DuckDB opens it
 holds it into that file. DuckDB would refuse a second writer too, but with an IO error that names
 neither the command nor the time; "warehouse is locked by pid 4242 since 02:17 (evalhouse
 refresh)" tells the operator whether to wait or to look for a stuck job.
+
+Readers during writes. DuckDB lets no process read a file another process has open for writing,
+so a writer keeps the database open only while it needs it: a refresh or an import fetches and
+parses inside :meth:`Warehouse.released` (the lock file stays held, so a second writer is still
+refused, but the DuckDB file is closed) and reopens it for the load transaction. A reader
+(``Warehouse.open(read_only=True)``) that finds the file held waits up to ``wait`` seconds
+(``evalhouse --wait``, ``$EVALHOUSE_WAIT``, default :data:`evalhouse.config.DEFAULT_WAIT_S`),
+saying once on stderr whom it waits for, then fails naming the writer and what it is doing.
 """
 
 from __future__ import annotations
@@ -15,7 +23,8 @@ import os
 import re
 import socket
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,8 +34,13 @@ from typing import IO, Any, Self
 
 import duckdb
 
+from evalhouse.config import reader_wait
 from evalhouse.errors import MigrationError, WarehouseError, WarehouseLocked
 
+#: How long a writer waits to reopen the database for its load while readers have it open.
+WRITER_REOPEN_WAIT_S = 600.0
+#: Pause between two attempts to open a held database.
+RETRY_EVERY_S = 0.2
 MIGRATION_RE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 DEPENDS_RE = re.compile(r"^--\s*depends:\s*(.*)$", re.MULTILINE)
 
@@ -96,6 +110,7 @@ class _WriterLock:
     def __init__(self, db_path: Path) -> None:
         self.path = db_path.with_name(db_path.name + ".lock")
         self._fh: IO[str] | None = None
+        self._note: dict[str, Any] = {}
 
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -107,20 +122,24 @@ class _WriterLock:
             holder = _describe_holder(fh.read())
             fh.close()
             raise WarehouseLocked(f"warehouse is locked by {holder}") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(
-            json.dumps(
-                {
-                    "pid": os.getpid(),
-                    "host": socket.gethostname(),
-                    "since": datetime.now(UTC).isoformat(timespec="seconds"),
-                    "command": " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv)),
-                }
-            )
-        )
-        fh.flush()
         self._fh = fh
+        self._note = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "since": _now(),
+            "command": " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv)),
+        }
+        self.doing("opening the database")
+
+    def doing(self, what: str) -> None:
+        """Say in the lock file what the writer is doing now (readers name it while they wait)."""
+        if self._fh is None:
+            return
+        self._note.update(doing=what, doing_since=_now())
+        self._fh.seek(0)
+        self._fh.truncate()
+        self._fh.write(json.dumps(self._note))
+        self._fh.flush()
 
     def release(self) -> None:
         if self._fh is not None:
@@ -131,12 +150,127 @@ class _WriterLock:
             self._fh = None
 
 
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 def _describe_holder(note: str) -> str:
     try:
         info = json.loads(note)
     except json.JSONDecodeError:
         return "another process (no holder recorded)"
-    return f"pid {info.get('pid')} since {info.get('since')} ({info.get('command', '?')})"
+    doing = f"; {info['doing']} since {info.get('doing_since')}" if info.get("doing") else ""
+    return f"pid {info.get('pid')} since {info.get('since')} ({info.get('command', '?')}{doing})"
+
+
+def _holder(path: Path) -> str:
+    """The evalhouse writer holding the lock file, from its note (a note no live lock backs is stale)."""
+    nobody = "another process (no evalhouse writer recorded)"
+    try:
+        fh = open(path.with_name(path.name + ".lock"), encoding="utf-8")  # noqa: SIM115 - closed below
+    except FileNotFoundError:
+        return nobody
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:  # a writer holds it: its note is current
+            note = fh.read()
+            return _describe_holder(note) if note.strip() else nobody
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    return nobody
+
+
+_DUCKDB_HOLDER = re.compile(r"Conflicting lock is held in (.*?) \(PID (\d+)\)")
+
+
+def _held_by(path: Path, exc: duckdb.Error, *, read_only: bool) -> str:
+    """Who holds the file: the evalhouse writer's note for a reader; readers for a writer (its own
+    note is in the lock file); DuckDB's own words for a process that is not evalhouse."""
+    found = _DUCKDB_HOLDER.search(str(exc))
+    if not read_only:
+        return f"readers (e.g. {found[1]} pid {found[2]})" if found else "readers"
+    note = _holder(path)
+    if note.startswith("another process") and found:
+        return f"{found[1]} pid {found[2]} (not an evalhouse writer)"
+    return note
+
+
+def _held(exc: duckdb.Error) -> bool:
+    return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
+
+
+def _readers_dir(path: Path) -> Path:
+    """Where waiting readers leave a note (one file per pid), so a writer lets them in first."""
+    return path.with_name(path.name + ".readers")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _waiting_readers(path: Path) -> list[int]:
+    folder = _readers_dir(path)
+    if not folder.is_dir():
+        return []
+    pids = [int(p.name) for p in folder.iterdir() if p.name.isdigit()]
+    return [pid for pid in pids if pid != os.getpid() and _alive(pid)]
+
+
+@contextmanager
+def _waiting(path: Path) -> Iterator[Callable[[], None]]:
+    """Yields ``announce``: it marks this reader as waiting; the mark goes when the block ends."""
+    mark = _readers_dir(path) / str(os.getpid())
+
+    def announce() -> None:
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+
+    try:
+        yield announce
+    finally:
+        mark.unlink(missing_ok=True)
+
+
+def _let_readers_in(path: Path) -> None:
+    """Before a writer reopens the database: wait (bounded) for readers already waiting to open it."""
+    deadline = time.monotonic() + WRITER_REOPEN_WAIT_S
+    while _waiting_readers(path) and time.monotonic() < deadline:
+        time.sleep(RETRY_EVERY_S / 4)
+
+
+def _connect(path: Path, *, read_only: bool, wait: float, who: str) -> duckdb.DuckDBPyConnection:
+    """Open the DuckDB file, retrying for ``wait`` seconds while another process holds it.
+
+    One line on stderr says whom it waits for; when the time is up, :class:`WarehouseLocked`
+    names the holder and what it is doing. A waiting reader leaves a mark beside the database so
+    a writer reopening it after a fetch lets the reader in first.
+    """
+    deadline = time.monotonic() + max(wait, 0.0)
+    said = False
+    with _waiting(path) as announce:
+        while True:
+            try:
+                return duckdb.connect(str(path), read_only=read_only)
+            except duckdb.Error as exc:
+                if not _held(exc):
+                    raise WarehouseError(f"cannot open {path}: {exc}") from exc
+                holder = _held_by(path, exc, read_only=read_only)
+                if time.monotonic() >= deadline:
+                    waited = f" (waited {wait:g} s; raise --wait SECONDS to wait longer)" if wait > 0 else ""
+                    raise WarehouseLocked(f"warehouse is locked by {holder}{waited}") from exc
+                if not said:
+                    if read_only:
+                        announce()
+                    sys.stderr.write(f"{who} waits up to {wait:g} s: the warehouse is held by {holder}\n")
+                    sys.stderr.flush()
+                    said = True
+                time.sleep(RETRY_EVERY_S)
 
 
 class Warehouse:
@@ -148,45 +282,82 @@ class Warehouse:
 
     def __init__(self, path: Path, con: duckdb.DuckDBPyConnection, lock: _WriterLock | None):
         self.path = path
-        self.con = con
+        self._con: duckdb.DuckDBPyConnection | None = con
         self._lock = lock
+        self._read_only = lock is None
 
     @property
     def read_only(self) -> bool:
-        return self._lock is None
+        return self._read_only
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        if self._con is None:
+            raise WarehouseError(
+                f"{self.path} is not open here: this step runs while the writer has released the database"
+            )
+        return self._con
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, read_only: bool = False) -> Self:
+    def open(cls, path: str | os.PathLike[str], *, read_only: bool = False, wait: float | None = None) -> Self:
+        """Open for writing (lock, then migrate), or ``read_only`` (wait up to ``wait`` seconds for a
+        writer's load transaction to end; ``None``: the global ``--wait``)."""
         path = Path(path)
+        wait = reader_wait() if wait is None else wait
         if read_only:
             if not path.exists():
                 raise WarehouseError(f"no warehouse at {path}: run 'evalhouse migrate' or 'evalhouse refresh' first")
+            wh = cls(path, _connect(path, read_only=True, wait=wait, who="reader"), None)
             try:
-                con = duckdb.connect(str(path), read_only=True)
-            except duckdb.IOException as exc:
-                raise _locked_error(path, exc) from exc
-            wh = cls(path, con, None)
-            wh._check_migrated()
+                wh._check_migrated()
+            except BaseException:
+                wh.close()
+                raise
             return wh
         lock = _WriterLock(path)
         lock.acquire()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            con = duckdb.connect(str(path))
-        except duckdb.IOException as exc:
+            con = _connect(path, read_only=False, wait=wait, who="writer")
+        except BaseException:
             lock.release()
-            raise _locked_error(path, exc) from exc
+            raise
         wh = cls(path, con, lock)
         try:
             wh.migrate()
+            lock.doing("holding the database open")
         except BaseException:
             wh.close()
             raise
         return wh
 
+    @contextmanager
+    def released(self, doing: str = "fetching and parsing (database closed)") -> Iterator[None]:
+        """Close the database for the block (keeping the writer lock) so readers can open it.
+
+        For the steps of a write that need no database: fetching, parsing, reading files. On
+        leaving the block the database is reopened, waiting up to :data:`WRITER_REOPEN_WAIT_S`
+        for readers that got in meanwhile. A reader or nested call does nothing.
+        """
+        if self.read_only or self._con is None:
+            yield
+            return
+        self._con.close()
+        self._con = None
+        assert self._lock is not None
+        self._lock.doing(doing)
+        try:
+            yield
+        finally:
+            _let_readers_in(self.path)
+            self._con = _connect(self.path, read_only=False, wait=WRITER_REOPEN_WAIT_S, who="writer")
+            self._idle()
+
     def close(self) -> None:
         try:
-            self.con.close()
+            if self._con is not None:
+                self._con.close()
+                self._con = None
         finally:
             if self._lock is not None:
                 self._lock.release()
@@ -201,13 +372,21 @@ class Warehouse:
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """One load = one transaction: on any exception the previous state stays."""
+        if self._lock is not None:
+            self._lock.doing("in a write transaction")
         self.con.execute("BEGIN TRANSACTION")
         try:
             yield self.con
         except BaseException:
             self.con.execute("ROLLBACK")
+            self._idle()
             raise
         self.con.execute("COMMIT")
+        self._idle()
+
+    def _idle(self) -> None:
+        if self._lock is not None:
+            self._lock.doing("holding the database open")
 
     # -- migrations -------------------------------------------------------------------------
 
@@ -282,11 +461,3 @@ def first_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None
     """
     rows = con.execute(sql, params or []).fetchall()
     return rows[0] if rows else None
-
-
-def _locked_error(path: Path, exc: Exception) -> WarehouseError:
-    if "lock" not in str(exc).lower():
-        return WarehouseError(f"cannot open {path}: {exc}")
-    lock_file = path.with_name(path.name + ".lock")
-    note = lock_file.read_text(encoding="utf-8") if lock_file.exists() else ""
-    return WarehouseLocked(f"warehouse is locked by {_describe_holder(note)}")

@@ -34,9 +34,13 @@ changed without code: a ``curation_setting`` row ``expectation_level:<suite>.<na
 ``warning`` or ``error`` overrides the default, so relaxing a check is itself a recorded row.
 
 great-expectations takes seconds to import and its objects are costly to build, so the import
-is deferred until the first validation, and one ephemeral context with every suite, validation
-definition and checkpoint (one per frame, since a checkpoint hands one dataframe to all its
-validation definitions) is built once per process and reused for every load.
+is deferred until the first validation, and one context with every suite, validation definition
+and checkpoint (one per frame, since a checkpoint hands one dataframe to all its validation
+definitions) is built once per process and reused for every load. The checkpoint inside a load
+uses an in-memory context; ``evalhouse validate`` uses the warehouse's great-expectations project,
+a real folder beside it (``<db stem>.gx/``, :func:`project_dir`), where the suites, checkpoints and
+every validation result are stored, and from which ``evalhouse validate --docs`` builds GX Data
+Docs (:func:`build_data_docs`; ``<db stem>.gx/gx/uncommitted/data_docs/local_site/index.html``).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
@@ -259,23 +264,36 @@ class _GxSet:
     checkpoints: dict[str, Checkpoint]
 
 
-def prepare() -> None:
+def project_dir(db_path: str | os.PathLike[str]) -> Path:
+    """The warehouse's great-expectations project folder: ``<db stem>.gx/`` beside the file."""
+    db = Path(db_path)
+    return db.with_name(f"{db.stem}.gx")
+
+
+def data_docs_index(db_path: str | os.PathLike[str]) -> Path | None:
+    """The built Data Docs' ``index.html`` of the warehouse's project, if they were built."""
+    index = project_dir(db_path) / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
+    return index if index.is_file() else None
+
+
+def prepare(project: Path | None = None) -> None:
     """Import GE and build the suites now (seconds, once per process), e.g. before taking the
     warehouse's writer lock, so the lock is not held while great-expectations imports."""
-    _gx()
+    _gx(str(project) if project else None)
 
 
 @cache
-def _gx() -> _GxSet:
-    """One ephemeral GE context with a checkpoint per frame, built on first use and kept."""
-    context = _new_context()
-    source = context.data_sources.add_pandas("evalhouse")
+def _gx(project: str | None = None) -> _GxSet:
+    """One GE context with a checkpoint per frame, built on first use and kept: in memory, or the
+    file project at ``project`` (whose stored suites and checkpoints are brought up to date)."""
+    context = _new_context(project)
+    source = context.data_sources.add_or_update_pandas("evalhouse")
     checkpoints = {frame.name: _checkpoint(context, source, frame) for frame in FRAMES.values()}
     return _GxSet(context, checkpoints)
 
 
-def _new_context() -> Any:
-    """An in-memory context that draws no progress bars (they would litter every load's stderr)."""
+def _new_context(project: str | None = None) -> Any:
+    """A context that draws no progress bars (they would litter every load's stderr)."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
     # great-expectations takes seconds to import: only the first validation of a process pays
     import great_expectations as gx  # noqa: PLC0415
@@ -285,12 +303,27 @@ def _new_context() -> Any:
         ProgressBarsConfig,
     )
 
+    if project is not None:
+        context = gx.get_context(mode="file", project_root_dir=project)
+        context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
+        context.variables.save()
+        return context
     config = DataContextConfig(
         store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
         progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False),
         analytics_enabled=False,
     )
     return gx.get_context(mode="ephemeral", project_config=config)
+
+
+def build_data_docs(project: Path) -> Path:
+    """Build the project's GX Data Docs from its stored validation results; the index page."""
+    context = _gx(str(project)).context
+    context.build_data_docs()
+    index = project / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
+    if not index.is_file():
+        raise RunFailed(f"great-expectations built no Data Docs at {index}")
+    return index
 
 
 def _checkpoint(context: Any, source: Any, frame: Frame) -> Checkpoint:
@@ -303,15 +336,18 @@ def _checkpoint(context: Any, source: Any, frame: Frame) -> Checkpoint:
     batch = source.add_dataframe_asset(frame.name).add_batch_definition_whole_dataframe(frame.name)
     definitions = []
     for suite_name in dict.fromkeys(c.suite for c in CHECKS if c.frame == frame.name):
-        suite = gx.ExpectationSuite(name=f"{suite_name}/{frame.name}")
+        # "." not "/": a file project stores each suite under its name
+        suite = gx.ExpectationSuite(name=f"{suite_name}.{frame.name}")
         for check in CHECKS:
             if check.frame == frame.name and check.suite == suite_name:
                 suite.add_expectation(_expectation(check))
-        suite = context.suites.add(suite)
+        suite = context.suites.add_or_update(suite)
         definitions.append(
-            context.validation_definitions.add(gx.ValidationDefinition(name=suite.name, data=batch, suite=suite))
+            context.validation_definitions.add_or_update(
+                gx.ValidationDefinition(name=suite.name, data=batch, suite=suite)
+            )
         )
-    return context.checkpoints.add(
+    return context.checkpoints.add_or_update(
         gx.Checkpoint(
             name=frame.name,
             validation_definitions=definitions,
@@ -388,10 +424,14 @@ def validate_frames(
     run_id: str | None = None,
     level_of: dict[str, Level] | None = None,
     today: date | None = None,
+    project: Path | None = None,
 ) -> ValidationSummary:
-    """Run every suite on prepared frames (tests feed frames the tables' constraints forbid)."""
+    """Run every suite on prepared frames (tests feed frames the tables' constraints forbid).
+
+    ``project``: a great-expectations project folder that keeps the results (else in memory,
+    forgotten after the run)."""
     t0 = time.perf_counter()
-    gxset = _gx()
+    gxset = _gx(str(project) if project else None)
     stamp = datetime.now(UTC)
     summary = ValidationSummary(f"val-{stamp:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}", run_id)
     summary.setup_s = time.perf_counter() - t0
@@ -406,28 +446,34 @@ def validate_frames(
         for suite_result in result.run_results.values():
             for er in suite_result.results:
                 summary.outcomes.append(_outcome(er, frame, level_of))
-    _forget_results(gxset.context)
+    if project is None:
+        _forget_results(gxset.context)
     order = {(c.suite, c.name): i for i, c in enumerate(CHECKS)}
     summary.outcomes.sort(key=lambda o: order[(o.suite, o.name)])
     summary.duration_s = time.perf_counter() - t0 - summary.setup_s
     return summary
 
 
-def evaluate(con: duckdb.DuckDBPyConnection, run_id: str | None = None) -> ValidationSummary:
-    """Build the frames from the warehouse and validate them, without storing anything."""
+def evaluate(
+    con: duckdb.DuckDBPyConnection, run_id: str | None = None, *, project: Path | None = None
+) -> ValidationSummary:
+    """Build the frames from the warehouse and validate them (results kept in ``project`` if given)."""
     t0 = time.perf_counter()
-    summary = validate_frames(build_frames(con, run_id), run_id=run_id, level_of=levels(con))
+    summary = validate_frames(build_frames(con, run_id), run_id=run_id, level_of=levels(con), project=project)
     summary.duration_s = time.perf_counter() - t0 - summary.setup_s
     return summary
 
 
-def run_checkpoint(con: duckdb.DuckDBPyConnection, run_id: str | None = None) -> ValidationSummary:
-    """Validate the warehouse and store one ``validation_result`` row per expectation.
+def run_checkpoint(
+    con: duckdb.DuckDBPyConnection, run_id: str | None = None, *, project: Path | None = None
+) -> ValidationSummary:
+    """Validate the warehouse and store one ``validation_result`` row per expectation (and, with
+    ``project``, GE's own results in that great-expectations project folder).
 
     Never raises on a failed expectation: the caller reads ``summary.success``. The rows are
     written in the caller's transaction, if any.
     """
-    summary = evaluate(con, run_id)
+    summary = evaluate(con, run_id, project=project)
     store_results(con, summary)
     return summary
 

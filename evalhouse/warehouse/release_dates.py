@@ -1,9 +1,12 @@
 """Release-date provenance: every claim is an evidence row; the choice is a view; fixes are rows.
 
 ``v_release_date`` picks one date per base model by evidence precedence
-(``registries/evidence_kinds.yaml``). A correction never overwrites: it adds a
-``manual_correction`` row with its reason, which outranks every other kind, so the old claims and
-the reason for overriding them stay side by side.
+(``registries/evidence_kinds.yaml``), ``v_config_release_date`` one per configuration (its own
+evidence first). A correction never overwrites: it adds a ``manual_correction`` row with its
+reason, which outranks every other kind, so the old claims and the reason for overriding them
+stay side by side. A correction of a name that means one configuration is that configuration's
+(a dated snapshot such as gpt-4o-2024-08-06 has its own date); a verified correction resolves the
+conflict it sits with.
 """
 
 from __future__ import annotations
@@ -41,16 +44,56 @@ def find_base_models(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     return [r[0] for r in con.execute("SELECT base_model_id FROM base_model WHERE base_model_id = ?", [key]).fetchall()]
 
 
-def evidence(con: duckdb.DuckDBPyConnection, base_model_id: str) -> list[dict[str, Any]]:
-    cur = con.execute(
-        "SELECT e.evidence_id, e.date, e.precision, e.kind, k.rank, e.lower_bound, e.verification,"
-        " e.source_key, e.url, e.raw_sha256, e.config_id, e.reason, e.recorded_by, e.recorded_at"
-        " FROM release_date_evidence e LEFT JOIN release_date_kind k USING (kind)"
-        " WHERE e.base_model_id = ? ORDER BY coalesce(k.rank, 99), e.date",
-        [base_model_id],
-    )
+def find_configurations(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
+    """Configurations NAME names itself: a configuration id or name, or a source's id or name of one."""
+    rows = con.execute(
+        "SELECT DISTINCT config_id FROM ("
+        " SELECT config_id FROM model_config WHERE config_id = $1 OR name = $1"
+        " UNION ALL SELECT config_id FROM model_alias WHERE source_model_id = $1 OR model_name = $1)",
+        [name],
+    ).fetchall()
+    found = sorted(r[0] for r in rows)
+    if found:
+        return found
+    key = resolve(name, load_registry()).configuration
+    return [r[0] for r in con.execute("SELECT config_id FROM model_config WHERE config_id = ?", [key]).fetchall()]
+
+
+_EVIDENCE = (
+    "SELECT e.evidence_id, e.date, e.precision, e.kind, k.rank, e.lower_bound, e.verification,"
+    " e.source_key, e.url, e.raw_sha256, e.config_id, e.reason, e.recorded_by, e.recorded_at"
+    " FROM release_date_evidence e LEFT JOIN release_date_kind k USING (kind)"
+)
+
+
+def _records(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+
+def evidence(con: duckdb.DuckDBPyConnection, base_model_id: str) -> list[dict[str, Any]]:
+    """Every claim about the base model and its configurations, best-ranked kind first."""
+    return _records(
+        con.execute(
+            _EVIDENCE + " WHERE e.base_model_id = ? ORDER BY coalesce(k.rank, 99), e.date, e.recorded_at DESC",
+            [base_model_id],
+        )
+    )
+
+
+def config_evidence(con: duckdb.DuckDBPyConnection, config_id: str) -> list[dict[str, Any]]:
+    """The claims about one configuration, best-ranked kind first."""
+    return _records(
+        con.execute(
+            _EVIDENCE + " WHERE e.config_id = ? ORDER BY coalesce(k.rank, 99), e.date, e.recorded_at DESC",
+            [config_id],
+        )
+    )
+
+
+def config_chosen(con: duckdb.DuckDBPyConnection, config_id: str) -> dict[str, Any] | None:
+    rows = _records(con.execute("SELECT * FROM v_config_release_date WHERE config_id = ?", [config_id]))
+    return rows[0] if rows else None
 
 
 def chosen(con: duckdb.DuckDBPyConnection, base_model_id: str) -> dict[str, Any] | None:
@@ -80,8 +123,11 @@ class Correction:
     recorded_by: str = "curator"
 
 
-def correct(con: duckdb.DuckDBPyConnection, base_model_id: str, fix: Correction) -> str:
-    """Add a manual correction (never an overwrite); returns its evidence id."""
+def correct(
+    con: duckdb.DuckDBPyConnection, base_model_id: str, fix: Correction, *, config_id: str | None = None
+) -> str:
+    """Add a manual correction (never an overwrite) of the base model, or of one of its
+    configurations; returns its evidence id."""
     if not fix.reason.strip():
         raise InputError("a correction needs a reason")
     if fix.day > datetime.now(UTC).date() or fix.day < EARLIEST:
@@ -89,15 +135,23 @@ def correct(con: duckdb.DuckDBPyConnection, base_model_id: str, fix: Correction)
     known = con.execute("SELECT count(*) FROM base_model WHERE base_model_id = ?", [base_model_id]).fetchall()[0][0]
     if not known:
         raise NotFound(f"unknown base model {base_model_id!r}")
+    if (
+        config_id is not None
+        and not con.execute(
+            "SELECT count(*) FROM model_config WHERE config_id = ? AND base_model_id = ?", [config_id, base_model_id]
+        ).fetchall()[0][0]
+    ):
+        raise NotFound(f"{config_id!r} is not a configuration of {base_model_id!r}")
     stamp = datetime.now(UTC)
-    evidence_id = hashlib.sha256(f"{base_model_id}|{fix.day}|manual|{stamp.isoformat()}".encode()).hexdigest()[:20]
+    subject = f"{base_model_id}|{config_id or ''}"
+    evidence_id = hashlib.sha256(f"{subject}|{fix.day}|manual|{stamp.isoformat()}".encode()).hexdigest()[:20]
     insert_rows(
         con,
         "release_date_evidence",
         [
             {
                 "evidence_id": evidence_id,
-                "config_id": None,
+                "config_id": config_id,
                 "base_model_id": base_model_id,
                 "date": fix.day,
                 "precision": fix.precision,
@@ -117,21 +171,49 @@ def correct(con: duckdb.DuckDBPyConnection, base_model_id: str, fix: Correction)
 
 
 def dates_report(con: duckdb.DuckDBPyConnection, model: str) -> list[dict[str, Any]]:
-    """For each base model ``model`` may mean: the chosen date and every evidence row.
+    """For each base model ``model`` may mean: first the configurations ``model`` names itself,
+    each with its own chosen date and evidence, then the base model's chosen date and evidence.
 
     Raises :class:`NotFound` when no base model matches.
     """
     found = find_base_models(con, model)
     if not found:
         raise NotFound(f"no base model matches {model!r}; try 'evalhouse audit model {model}' or a base model id")
-    return [{"base_model": b, "chosen": chosen(con, b), "evidence": evidence(con, b)} for b in found]
+    named = set(find_configurations(con, model))
+    report = []
+    for base in found:
+        configs = [
+            r[0]
+            for r in con.execute(
+                "SELECT config_id FROM model_config WHERE base_model_id = ? ORDER BY config_id", [base]
+            ).fetchall()
+            if r[0] in named
+        ]
+        report.append(
+            {
+                "configurations": [
+                    {"config_id": c, "chosen": config_chosen(con, c), "evidence": config_evidence(con, c)}
+                    for c in configs
+                ],
+                "base_model": base,
+                "chosen": chosen(con, base),
+                "evidence": evidence(con, base),
+            }
+        )
+    return report
 
 
 def correct_model(con: duckdb.DuckDBPyConnection, model: str, fix: Correction) -> str:
-    """A correction for the one base model ``model`` names (ambiguous or unknown names are input errors)."""
+    """A correction for what ``model`` names: its one configuration when it names one (and is not
+    the base model's own id), else its one base model. Ambiguous or unknown names are input errors."""
     found = find_base_models(con, model)
     if not found:
         raise NotFound(f"no base model matches {model!r}")
     if len(found) > 1:
         raise InputError(f"{model!r} matches several base models ({', '.join(found)}); name one")
-    return correct(con, found[0], fix)
+    configs = [] if model == found[0] else find_configurations(con, model)
+    if len(configs) > 1:
+        raise InputError(
+            f"{model!r} names several configurations ({', '.join(configs)}); name one, or the base model {found[0]!r}"
+        )
+    return correct(con, found[0], fix, config_id=configs[0] if configs else None)

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 import duckdb
 import pandas as pd
 
+from evalhouse.common import progress
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.registry import load_registry
 from evalhouse.errors import InputError
@@ -355,7 +356,7 @@ def _materialise_views(con: duckdb.DuckDBPyConnection, staging: Path, rels: list
     for rel in rels:
         if rel.kind == "table":
             con.execute(f"CREATE VIEW {quote_ident(rel.name)} AS {relation_sql(staging, _staged_entry(rel, staging))}")
-    for rel in rels:
+    for rel in progress.each(rels, "snapshot create: views", total=len(rels), note=lambda r: r.name):
         if rel.kind == "view" and rel.sql:
             con.execute(rel.sql)
             if rel.derived:
@@ -429,7 +430,7 @@ def create_snapshot(  # noqa: PLR0913 - the options after the store are keyword-
     try:
         with _WriterSettings(wh.con), wh.transaction() as con:
             rels = relations(con)
-            for rel in rels:
+            for rel in progress.each(rels, "snapshot create: tables", total=len(rels), note=lambda r: r.name):
                 if rel.kind == "table":
                     _write_relation(con, rel, staging)
             eee = _export_eee(wh, staging, store, tree=eee_tree)
@@ -593,7 +594,8 @@ def verify_snapshot(path: str | os.PathLike[str]) -> VerifyReport:
     """
     manifest, raw = load_manifest(path)
     report = VerifyReport(Path(path), manifest, manifest_problems=_manifest_problems(manifest, raw))
-    for rel, expected in sorted(manifest["files"].items()):
+    files = sorted(manifest["files"].items())
+    for rel, expected in progress.each(files, "snapshot verify: files", total=len(files)):
         if _unsafe(rel):
             continue  # reported as a manifest problem; never read outside the folder
         if not isinstance(expected, dict):

@@ -1,0 +1,64 @@
+"""``evalhouse site``: the static explorer of a snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, db_path, emit_json, guard, out
+
+
+def site(
+    ctx: typer.Context,
+    out_dir: Annotated[Path, typer.Argument(help="Folder to write the site into (new, empty, or an earlier site).")],
+    snapshot: SnapshotOption = None,
+    analyses: Annotated[
+        bool,
+        typer.Option("--analyses/--no-analyses", help="Run the report's analyses for the figures (about a minute)."),
+    ] = True,
+    db: DbOption = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """Build a static, self-contained explorer of a snapshot: open OUT_DIR/index.html, or serve the
+    folder from any static host.
+
+    Pages: an index with search over models and benchmarks; one page per base model (its
+    configurations, every score with its source, tier and who ran it, cells where sources disagree
+    highlighted, release-date evidence); one per benchmark (every model on the canonical metric,
+    family and version links); an audit page per evaluation record (each score's raw sha256, URL,
+    locator and canonicalisation steps); the analyses' figures; the warehouse's great-expectations
+    Data Docs when 'evalhouse validate --docs' built them. Tables sort on a click; every page is
+    readable with JavaScript off. Without --snapshot the live warehouse is frozen first, into
+    <db>.snapshots/ (an unchanged warehouse reuses its earlier snapshot). The site is written
+    beside OUT_DIR and moved into place at the end: an interrupted build leaves nothing.
+    """
+    from evalhouse.config import raw_store_path
+    from evalhouse.site import build_site
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.expectations import data_docs_index
+    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.snapshot_pin import pin_snapshot
+
+    path = db_path(ctx, db)
+    with guard():
+        if snapshot is None:
+            with Warehouse.open(path) as wh:
+                snapshot, created = pin_snapshot(wh, RawStore(raw_store_path(path)))
+            console.print(f"{'froze' if created else 'reusing'} snapshot {snapshot}", highlight=False)
+        docs = data_docs_index(path)
+        summary = build_site(snapshot, out_dir, analyses=analyses, data_docs=docs.parent if docs else None)
+    if json_out:
+        emit_json(summary.as_dict())
+        return
+    pages = ", ".join(f"{n:,} {kind}" for kind, n in summary.pages.items())
+    out.print(f"site of snapshot {summary.snapshot_id} → {summary.out_dir}/index.html ({pages})", highlight=False)
+    for section in summary.analyses:
+        out.print(f"  {section['title']}: {section['status']} ({section['figures']} figures)", highlight=False)
+    if summary.data_docs:
+        out.print(f"  Data Docs: {summary.out_dir / summary.data_docs}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("site")(site)

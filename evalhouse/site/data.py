@@ -1,0 +1,90 @@
+"""What the explorer shows, read from a verified snapshot in a few set-based queries.
+
+Every page is rendered from these rows; no page queries the snapshot on its own, so a site of
+10^5 scores takes a handful of queries, not one per score.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from evalhouse.common.naming import slug
+from evalhouse.common.resources import read_sql
+
+
+def records(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
+    cur = con.execute(read_sql("evalhouse.site", name))
+    cols = [d[0] for d in cur.description]
+    out = []
+    while chunk := cur.fetchmany(10_000):
+        out.extend(dict(zip(cols, row, strict=True)) for row in chunk)
+    return out
+
+
+def page_name(kind: str, ident: str) -> str:
+    """A stable, readable, collision-free file name: ``models/openai-gpt-4o-3f2a1c.html``.
+
+    The hash suffix keeps ids apart that slug alike ("a/b" and "a-b")."""
+    digest = hashlib.sha256(ident.encode()).hexdigest()[:6]
+    return f"{kind}/{slug(ident, keep='.', default='x')[:80]}-{digest}.html"
+
+
+@dataclass
+class SiteData:
+    """Rows for every page, grouped the way the pages use them."""
+
+    snapshot: dict[str, Any]
+    summary: dict[str, Any]
+    sources: list[dict[str, Any]]
+    base_models: list[dict[str, Any]]
+    benchmarks: list[dict[str, Any]]
+    configurations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by base model
+    scores: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by base model
+    by_evaluation: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    cells: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by benchmark
+    evidence: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by base model
+    score_pages: dict[int, str] = field(default_factory=dict)  # score id -> audit page#anchor
+
+    def model_page(self, base_model_id: str) -> str:
+        return page_name("models", base_model_id)
+
+    def benchmark_page(self, benchmark_id: str) -> str:
+        return page_name("benchmarks", benchmark_id)
+
+    def audit_page(self, evaluation_id: str) -> str:
+        return page_name("audit", evaluation_id)
+
+
+def _group(rows: list[dict[str, Any]], key: str) -> dict[str, list[dict[str, Any]]]:
+    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        grouped[row[key]].append(row)
+    return dict(grouped)
+
+
+def load(con: duckdb.DuckDBPyConnection) -> SiteData:
+    """Read a snapshot connection (from :func:`evalhouse.open_snapshot`) into :class:`SiteData`."""
+    meta = records(con, "site_meta.sql")[0]
+    data = SiteData(
+        snapshot=meta,
+        summary=records(con, "site_summary.sql")[0],
+        sources=records(con, "site_sources.sql"),
+        base_models=records(con, "site_base_models.sql"),
+        benchmarks=records(con, "site_benchmarks.sql"),
+    )
+    data.configurations = _group(records(con, "site_configurations.sql"), "base_model_id")
+    scores = records(con, "site_scores.sql")
+    for s in scores:
+        s["steps"] = json.loads(s.pop("canonical_steps") or "[]")
+    data.scores = _group(scores, "base_model_id")
+    data.by_evaluation = _group(scores, "evaluation_id")
+    data.score_pages = {s["score_id"]: f"{data.audit_page(s['evaluation_id'])}#score-{s['score_id']}" for s in scores}
+    data.cells = _group(records(con, "site_benchmark_cells.sql"), "benchmark_id")
+    data.evidence = _group(records(con, "site_release_evidence.sql"), "base_model_id")
+    return data

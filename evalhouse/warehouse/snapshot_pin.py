@@ -1,0 +1,31 @@
+"""A snapshot for a command that must be pinned to one (the report, the explorer site).
+
+``pin_snapshot`` freezes the live warehouse into ``<db stem>.snapshots/<UTC time>/`` beside it;
+when the same state was frozen before and that folder still verifies, the new copy is removed and
+the earlier folder is used, so running a report twice on an unchanged warehouse shares one id.
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.snapshot import create_snapshot, verify_snapshot
+
+
+def snapshots_dir(db_path: Path) -> Path:
+    return db_path.with_name(f"{db_path.stem}.snapshots")
+
+
+def pin_snapshot(wh: Warehouse, store: RawStore) -> tuple[Path, bool]:
+    """The folder of a snapshot of ``wh``'s current state and whether it was created just now."""
+    target = snapshots_dir(wh.path) / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    created = create_snapshot(wh, target, store, name="pinned")
+    earlier = created.previous_path
+    if earlier and Path(earlier) != created.path and Path(earlier).is_dir() and verify_snapshot(earlier).ok:
+        shutil.rmtree(created.path)
+        return Path(earlier), False
+    return created.path, True

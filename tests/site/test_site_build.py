@@ -1,0 +1,43 @@
+"""Building the explorer: never over a folder that is not a site, never half a site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalhouse.cli import app
+from evalhouse.site import build as site_build
+
+runner = CliRunner()
+
+
+def test_a_folder_that_is_not_a_site_is_refused(real_snapshot: Path, tmp_path: Path) -> None:
+    target = tmp_path / "mine"
+    target.mkdir()
+    (target / "notes.txt").write_text("keep me")
+    result = runner.invoke(app, ["site", str(target), "--snapshot", str(real_snapshot), "--no-analyses"])
+    assert result.exit_code == 2 and "not an evalhouse site" in result.output
+    assert [p.name for p in target.iterdir()] == ["notes.txt"]
+
+
+def test_a_failed_rebuild_keeps_the_previous_site_and_leaves_no_partial_folder(
+    real_snapshot: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "site"
+    first = runner.invoke(app, ["site", str(target), "--snapshot", str(real_snapshot), "--no-analyses", "--json"])
+    assert first.exit_code == 0, first.output
+    index = (target / "index.html").read_text()
+    pages = sorted(p.relative_to(target).as_posix() for p in target.rglob("*.html"))
+
+    def interrupted(writer, data, sections, note) -> None:
+        (writer.staging / "index.html").write_text("half a site")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(site_build, "_write_pages", interrupted)
+    again = runner.invoke(app, ["site", str(target), "--snapshot", str(real_snapshot), "--no-analyses"])
+    assert again.exit_code == 130 and "interrupted" in again.output
+    assert (target / "index.html").read_text() == index
+    assert sorted(p.relative_to(target).as_posix() for p in target.rglob("*.html")) == pages
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no .site.partial-* left behind

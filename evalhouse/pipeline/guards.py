@@ -196,7 +196,9 @@ def fetch_faults(ev: Evidence) -> Verdict | None:
     if not bad:
         return None
     first = bad[0]
-    label = {"too_large": "oversize body", "too_many_redirects": "redirect loop"}.get(first.kind, "fetch failed")
+    label = {"too_large": "oversize body", "too_many_redirects": "redirect loop", "deadline": "deadline exceeded"}.get(
+        first.kind, "fetch failed"
+    )
     more = f" (+{len(bad) - 1} more)" if len(bad) > 1 else ""
     return Verdict(
         "fetch",

@@ -27,6 +27,7 @@ import duckdb
 
 from evalhouse.curation.identity import IdentityFrom
 from evalhouse.curation.registry import Registry
+from evalhouse.ingest.redaction import redact_stored
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParseItem
 from evalhouse.version import __version__
@@ -152,7 +153,10 @@ def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
 
 
 def record_fetches(con: duckdb.DuckDBPyConnection, entries: Iterable[RawEntry], run_id: str) -> None:
-    insert_rows(con, "raw_snapshot", [{**entry.as_row(), "run_id": run_id} for entry in entries])
+    rows = [{**entry.as_row(), "run_id": run_id} for entry in entries]
+    for row in rows:  # the store's callers redact already; a row is never the place a secret survives
+        row.update({k: redact_stored(row[k]) for k in ("url", "label", "request_params") if row.get(k)})
+    insert_rows(con, "raw_snapshot", rows)
 
 
 def records_fingerprint(fingerprints: Iterable[str]) -> str:
@@ -170,6 +174,7 @@ def _insert_run(
 ) -> None:
     r = result.report
     counts = result.counts
+    result.error = redact_stored(result.error)  # an error quotes URLs: what is stored and printed is redacted
     row = {
         "run_id": result.run_id,
         "source_key": result.source_key,
@@ -189,7 +194,7 @@ def _insert_run(
         "parser_version": ctx.parser_version,
         "registry_version": ctx.registry.version,
         "evalhouse_version": __version__,
-        "details": json.dumps(details, default=str),
+        "details": json.dumps(redact_stored(details), default=str),
     }
     insert_rows(con, "ingest_run", [row])
 

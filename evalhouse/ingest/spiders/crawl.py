@@ -94,4 +94,10 @@ def crawl(
         return deferred
 
     blockingCallFromThread(reactor, start)
-    return CrawlOutcome(collector.pages, collector.failures, collector.malformed, stats)
+    failures = list(collector.failures)
+    if stats.get("finish_reason") == "closespider_timeout":
+        limit = settings.getfloat("CLOSESPIDER_TIMEOUT")
+        url = requests[0].url if requests else "(crawl)"
+        message = f"deadline exceeded ({limit:g} s per source): the crawl was closed before it finished"
+        failures.append(FailedPage(url, "deadline", message, planned=True))
+    return CrawlOutcome(collector.pages, failures, collector.malformed, stats)

@@ -199,6 +199,7 @@ def previous_figures(wh: Warehouse, last: ledger.LastRun | None) -> guards.Previ
         int(figures.get("records", n_read)),
         figures.get("by_url") or {},
         frozenset(figures.get("missing") or ()),
+        figures.get("medians") or {},
     )
 
 

@@ -155,6 +155,37 @@ def redact_stored(value: Any, secrets: Iterable[str] = ()) -> Any:
     return value
 
 
+_URL_CREDENTIALS_RE = re.compile(r"://(?P<user>[^:/@\s\[\]]+)(?::(?P<password>[^@/\s]+))?@")
+
+
+def url_secrets(value: Any) -> frozenset[str]:
+    """Secret strings carried by the URLs inside ``value``: userinfo passwords (or a bare user
+    token) and the values of secret-looking query parameters, in raw and encoded forms.
+
+    A run stores several texts that name one URL (its details, its error); collecting the
+    secrets first lets :func:`redact_stored` scrub them wherever they reappear, even in an
+    error message that quotes a password without the URL around it.
+    """
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, str) and ("@" in item or "=" in item):
+            for match in _URL_CREDENTIALS_RE.finditer(item):
+                secret = match["password"] or (match["user"] if match["password"] is None else None)
+                if secret and secret != REDACTED:
+                    found |= secret_forms(unquote_plus(secret)) | secret_forms(secret)
+            for match in _QUERY_PAIR_RE.finditer(item):
+                if is_secret_param(match["name"]) and match["value"] and match["value"] != REDACTED:
+                    found |= secret_forms(unquote_plus(match["value"])) | secret_forms(match["value"])
+    return frozenset(found)
+
+
 def _may_hold_secret(text: str, secrets: frozenset[str]) -> bool:
     return "=" in text or "@" in text or any(s in text for s in secrets if len(s) >= _MIN_SCRUB_LEN)
 

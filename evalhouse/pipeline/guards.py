@@ -103,7 +103,7 @@ class Previous:
     records: int
     by_url: Mapping[str, int] = field(default_factory=dict)
     missing: frozenset[str] = frozenset()
-    medians: Mapping[str, float] = field(default_factory=dict)  # per benchmark and metric (raw values)
+    medians: Mapping[str, list[float]] = field(default_factory=dict)  # key -> [median raw value, values]
 
 
 @dataclass(frozen=True)
@@ -155,14 +155,14 @@ class Evidence:
         return sum(isinstance(i, ParseFailure) for p in self.pages for i in p.items)
 
     @cached_property
-    def medians(self) -> dict[str, float]:
-        """The median raw value per benchmark and metric (``name|metric``), where it has enough values."""
+    def medians(self) -> dict[str, list[float]]:
+        """``[median raw value, number of values]`` per benchmark and metric (``name|metric``)."""
         values: dict[str, list[float]] = defaultdict(list)
         for _locator, result in self.results():
             value = _raw_value(result)
             if value is not None:
                 values[_scale_key(result)].append(value)
-        return {k: statistics.median(v) for k, v in sorted(values.items()) if len(v) >= MIN_VALUES_FOR_SCALE}
+        return {k: [statistics.median(v), len(v)] for k, v in sorted(values.items())}
 
 
 def _raw_value(result: Mapping[str, Any]) -> float | None:
@@ -332,29 +332,36 @@ def _waivable(ev: Evidence, name: str, reason: str, detail: dict[str, Any]) -> V
 def scale_changed(ev: Evidence) -> Verdict | None:
     """Values that jumped scale against the last completed run (a unit switch: 0.62 -> 62.0), waivable.
 
-    Compared per benchmark and metric, on the median of the raw values, where both runs have at
-    least :data:`MIN_VALUES_FOR_SCALE` of them; a median moving by ``max_scale_ratio`` or more
-    (either way) fails the run, which loads nothing, so the previous values stay.
+    Compared per benchmark and metric on the median of the raw values: one whose median moves by
+    ``max_scale_ratio`` or more (either way) where both runs have at least
+    :data:`MIN_VALUES_FOR_SCALE` values, or - for boards of a row or two - the median of those
+    ratios over at least three benchmarks, fails the run; it loads nothing, so the previous values
+    stay.
     """
     prev = ev.previous
     if prev is None or not prev.medians:
         return None
     limit = float(ev.policy.get("max_scale_ratio", 10.0))
-    jumped = []
-    for key, now in ev.medians.items():
-        before = prev.medians.get(key)
-        if before is None or abs(before) < 1e-9 or abs(now) < 1e-9:
-            continue
-        ratio = now / before
-        if ratio >= limit or ratio <= 1 / limit or ratio < 0:
-            jumped.append((key, before, now))
+
+    def beyond(ratio: float) -> bool:  # a sign flip alone is not a unit switch
+        return abs(ratio) >= limit or abs(ratio) <= 1 / limit
+
+    compared: list[tuple[str, float, float, int]] = []  # key, before, now, fewest values of the two
+    for key, (now, n_now) in ev.medians.items():
+        before, n_before = prev.medians.get(key) or (None, 0)
+        if before is not None and abs(before) >= 1e-9 and abs(now) >= 1e-9:
+            compared.append((key, before, now, min(int(n_now), int(n_before))))
+    moved = [(k, b, n) for k, b, n, _count in compared if beyond(n / b)]
+    pooled = len(compared) >= 3 and beyond(statistics.median(n / b for _k, b, n, _c in compared))
+    jumped = [(k, b, n) for k, b, n, count in compared if beyond(n / b) and count >= MIN_VALUES_FOR_SCALE]
+    if pooled:
+        jumped = jumped or moved
     if not jumped:
         return None
-    compared = sum(1 for k in ev.medians if k in prev.medians)
     key, before, now = jumped[0]
     reason = (
-        f"scale changed: median {_num(before)} → {_num(now)} ({key.replace('|', ' ')}; {len(jumped)} of "
-        f"{compared} benchmarks moved {limit:g}× or more since run {prev.run_id})"
+        f"scale changed: median {_num(before)} → {_num(now)} ({key.replace('|', ' ')}; {len(moved)} of "
+        f"{len(compared)} benchmarks moved {limit:g}× or more since run {prev.run_id})"
     )
     detail = {"previous_run": prev.run_id, "jumped": [{"key": k, "before": b, "now": n} for k, b, n in jumped[:20]]}
     return _waivable(ev, "scale", reason, detail)

@@ -27,7 +27,7 @@ import duckdb
 
 from evalhouse.curation.identity import IdentityFrom
 from evalhouse.curation.registry import Registry
-from evalhouse.ingest.redaction import redact_stored
+from evalhouse.ingest.redaction import redact_stored, url_secrets
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParseItem
 from evalhouse.version import __version__
@@ -174,7 +174,10 @@ def _insert_run(
 ) -> None:
     r = result.report
     counts = result.counts
-    result.error = redact_stored(result.error)  # an error quotes URLs: what is stored and printed is redacted
+    # An error quotes URLs (and a library may quote a password without its URL): what is stored and
+    # printed is redacted, scrubbing every secret the run's URLs carry wherever it reappears.
+    secrets = url_secrets([details, result.error])
+    result.error = redact_stored(result.error, secrets)
     row = {
         "run_id": result.run_id,
         "source_key": result.source_key,
@@ -194,7 +197,7 @@ def _insert_run(
         "parser_version": ctx.parser_version,
         "registry_version": ctx.registry.version,
         "evalhouse_version": __version__,
-        "details": json.dumps(redact_stored(details), default=str),
+        "details": json.dumps(redact_stored(details, secrets), default=str),
     }
     insert_rows(con, "ingest_run", [row])
 

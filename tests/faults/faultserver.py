@@ -122,11 +122,13 @@ def rescaled(body: bytes, factor: float) -> bytes:
 def zip_bomb() -> bytes:
     """A zip whose one member inflates to 256 MiB of zeros (about 250 KB on the wire)."""
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-        with archive.open(zipfile.ZipInfo("gpqa_diamond.csv"), "w", force_zip64=True) as member:
-            chunk = b"\0" * (1 << 20)
-            for _ in range(256):
-                member.write(chunk)
+    with (
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive,
+        archive.open(zipfile.ZipInfo("gpqa_diamond.csv"), "w", force_zip64=True) as member,
+    ):
+        chunk = b"\0" * (1 << 20)
+        for _ in range(256):
+            member.write(chunk)
     return out.getvalue()
 
 
@@ -154,7 +156,11 @@ HTML = b"<!DOCTYPE html><html><head><title>Service update</title></head><body><h
 OK = Reply  # readability in the table below
 
 FAULTS: tuple[Fault, ...] = (
-    Fault("429 with Retry-After, then success", lambda b, c: [Reply(429, headers={"Retry-After": "0"}), OK(200, b)], True),
+    Fault(
+        "429 with Retry-After, then success",
+        lambda b, c: [Reply(429, headers={"Retry-After": "0"}), OK(200, b)],
+        recover=True,
+    ),
     Fault("500, then success", lambda b, c: [Reply(500, b"oops"), OK(200, b)], True),
     Fault("always 500", lambda b, c: [Reply(500, b"internal error")], words=("HTTP 500",)),
     Fault("hang (no answer)", lambda b, c: [Reply(200, b, delay=30)], words=("timeout", "deadline exceeded")),

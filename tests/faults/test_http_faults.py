@@ -30,17 +30,17 @@ from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingest"))
 
-from fixture_mirror import ENV, payloads  # noqa: E402
-from test_drift_guards import LAYOUT, _path  # noqa: E402
+from fixture_mirror import ENV, payloads
+from test_drift_guards import LAYOUT, _path
 
-from evalhouse.cli import app  # noqa: E402
-from evalhouse.ingest.http import HttpClient  # noqa: E402
-from evalhouse.ingest.mirror import build_mirror  # noqa: E402
-from evalhouse.ingest.pinned import AA_CSV, AA_PAGE_URL, EPOCH_DIR, EPOCH_URL, epoch_zip  # noqa: E402
-from evalhouse.ingest.sources import llm_stats, mercor_eval  # noqa: E402
-from evalhouse.pipeline import refresh as R  # noqa: E402
-from evalhouse.warehouse.db import Warehouse  # noqa: E402
-from evalhouse.warehouse.raw_store import RawStore  # noqa: E402
+from evalhouse.cli import app
+from evalhouse.ingest.http import HttpClient
+from evalhouse.ingest.mirror import build_mirror
+from evalhouse.ingest.pinned import AA_CSV, AA_PAGE_URL, EPOCH_DIR, EPOCH_URL, epoch_zip
+from evalhouse.ingest.sources import llm_stats, mercor_eval
+from evalhouse.pipeline import refresh as R
+from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.raw_store import RawStore
 
 runner = CliRunner()
 SOURCES = [m.SOURCE.key for m in R.scheduled_sources()]

@@ -32,7 +32,8 @@ def _hostile_tree(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     good = [eee_record("org/alpha", {"bench_a": 0.61}, evaluation_id="a/alpha/1")]
     good.append(eee_record("org/beta", {"bench_a": 0.55}, evaluation_id="a/beta/1"))
     write_tree(tree, good, "a")
-    write_tree(tree, [eee_record(f"org/m{i}", {"bench_b": 0.1 * i}, evaluation_id=f"b/m{i}/1") for i in range(1, 4)], "b")
+    later = [eee_record(f"org/m{i}", {"bench_b": 0.1 * i}, evaluation_id=f"b/m{i}/1") for i in range(1, 4)]
+    write_tree(tree, later, "b")
     folder = tree / "data" / "a" / "org" / "traps"
     folder.mkdir(parents=True)
     traps: dict[str, str] = {}

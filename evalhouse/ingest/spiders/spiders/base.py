@@ -129,7 +129,8 @@ def classify(failure: Failure) -> tuple[str, int | None, str]:
         status = exc.response.status
         location = exc.response.headers.get("Location")
         if 300 <= status < 400 and location:  # a redirect scrapy would not follow (file://, ftp://…)
-            return "invalid_url", status, f"HTTP {status}: redirect to unsupported location {location.decode('latin-1')}"
+            where = location.decode("latin-1")
+            return "invalid_url", status, f"HTTP {status}: redirect to unsupported location {where}"
         return "http_status", status, f"HTTP {status}"
     if isinstance(exc, IgnoreRequest):
         if "DOWNLOAD_MAXSIZE" in text:  # a body (or its decompression: a gzip bomb) over the size cap

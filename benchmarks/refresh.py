@@ -24,7 +24,8 @@ from evalhouse.ingest.pinned import mirror_from_shared
 from evalhouse.ingest.source import SourceState
 from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.expectations import checkpoint_after_load, prepare
+from evalhouse.warehouse.expectations import prepare
+from evalhouse.warehouse.expectations_sql import checkpoint_after_load
 from evalhouse.warehouse.raw_store import RawStore
 
 NOOP_TARGET_S = 2.0

@@ -12,8 +12,10 @@ import os
 import re
 import stat
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,7 @@ from evalhouse.pipeline.ledger import (
 )
 from evalhouse.schema.eee import InstanceRecord
 from evalhouse.schema.eee_json import strict_json
-from evalhouse.schema.fingerprint import sha256_file
+from evalhouse.schema.fingerprint import sha256_bytes, sha256_file
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import DatastoreError
@@ -103,7 +105,10 @@ class _TreeReader:
     parsed, so re-importing an unchanged tree adds no fetch, quarantine, evaluation or score row.
     """
 
-    def __init__(self, data_root: Path, store: RawStore, source_key: str, known: frozenset[str]) -> None:
+    def __init__(
+        self, data_root: Path, store: RawStore, source_key: str, known: frozenset[str], details: dict[str, Any]
+    ) -> None:
+        self.details = details  # the run's details: files_unchanged is kept current while reading
         self.data_root = data_root
         self.real_root = data_root.resolve()
         self.store = store
@@ -142,52 +147,59 @@ class _TreeReader:
             return f"refused: {kind}, not a regular file; nothing read"
         return None
 
-    def _keep(self, path: Path, content_type: str) -> tuple[str, bytes, RawEntry]:
+    def _read(self, path: Path) -> tuple[bytes | None, ParseFailure | None]:
+        """The bytes of a file of the tree, or the quarantine row saying why it is not read."""
+        refused = self.refusal(path)
+        if refused is not None:
+            return None, ParseFailure(self._repo_path(path), refused)
+        try:
+            return path.read_bytes(), None
+        except OSError as exc:  # vanished or unreadable between the check and the read
+            return None, ParseFailure(self._repo_path(path), f"cannot be read: {exc.strerror or exc}")
+
+    def _keep(self, path: Path, content_type: str, data: bytes, sha256: str | None = None) -> tuple[str, RawEntry]:
         repo_path = self._repo_path(path)
-        data = path.read_bytes()
         entry = self.store.put(
             data,
             source_key=self.source_key,
             url=path.resolve().as_uri(),
             content_type=content_type,
             label=repo_path,
+            sha256=sha256,
         )
         self.entries.append(entry)
-        return repo_path, data, entry
+        return repo_path, entry
 
-    def items(self, paths: list[Path]) -> list[ParseItem]:
-        items: list[ParseItem] = []
+    def items(self, paths: list[Path]) -> Iterator[ParseItem]:
+        """Each file's record (or the reason it has none), read once, stored before it is parsed."""
         for path in paths:
-            refused = self.refusal(path)
-            if refused is not None:
-                items.append(ParseFailure(self._repo_path(path), refused))
+            data, refused = self._read(path)
+            if data is None:
+                yield refused
                 continue
-            if self.known and sha256_file(path) in self.known and not self._samples_changed(path):
+            digest = sha256_bytes(data)
+            if digest in self.known and not self._samples_changed(path):
                 self.skipped += 1
+                self.details["files_unchanged"] = self.skipped
                 continue
-            try:
-                repo_path, data, entry = self._keep(path, "application/json")
-            except OSError as exc:  # vanished or unreadable between the check and the read
-                items.append(ParseFailure(self._repo_path(path), f"cannot be read: {exc.strerror or exc}"))
-                continue
+            repo_path, entry = self._keep(path, "application/json", data, digest)
             fail = partial(ParseFailure, repo_path, raw_sha256=entry.sha256)
             try:
                 record = strict_json(data)
             except (ValueError, UnicodeDecodeError) as exc:
-                items.append(fail(f"not readable as JSON: {exc}", data[:2000].decode("utf-8", "replace")))
+                yield fail(f"not readable as JSON: {exc}", data[:2000].decode("utf-8", "replace"))
                 continue
-            samples, samples_sha = self._samples(path, record, items)
-            items.append(
-                ParsedRecord(
-                    record=record,
-                    locator=repo_path,
-                    samples=samples,
-                    samples_sha256=samples_sha,
-                    datastore_path=repo_path if AGGREGATE_RE.match(path.name) else None,
-                    raw_sha256=entry.sha256,
-                )
+            failures: list[ParseItem] = []
+            samples, samples_sha = self._samples(path, record, failures)
+            yield from failures
+            yield ParsedRecord(
+                record=record,
+                locator=repo_path,
+                samples=samples,
+                samples_sha256=samples_sha,
+                datastore_path=repo_path if AGGREGATE_RE.match(path.name) else None,
+                raw_sha256=entry.sha256,
             )
-        return items
 
     def _samples_changed(self, path: Path) -> bool:
         samples = path.with_name(path.stem + "_samples.jsonl")
@@ -200,15 +212,11 @@ class _TreeReader:
         samples_path = path.with_name(path.stem + "_samples.jsonl")
         if not (samples_path.exists() or samples_path.is_symlink()):
             return None, None
-        refused = self.refusal(samples_path)
-        if refused is not None:  # the aggregate still loads; its samples file is refused with the reason
-            items.append(ParseFailure(self._repo_path(samples_path), refused))
+        data, refused = self._read(samples_path)
+        if data is None:  # the aggregate still loads; its samples file is refused with the reason
+            items.append(refused)
             return None, None
-        try:
-            rel, data, entry = self._keep(samples_path, "application/x-ndjson")
-        except OSError as exc:
-            items.append(ParseFailure(self._repo_path(samples_path), f"cannot be read: {exc.strerror or exc}"))
-            return None, None
+        rel, entry = self._keep(samples_path, "application/x-ndjson", data)
         rows = []
         for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
             if not line.strip():
@@ -254,8 +262,10 @@ def import_tree(
         last = last_loading_run(wh.con, source_key)
         stale = last is not None and last.registry_version != registry.version
         known = frozenset() if stale else loaded_payloads(wh.con, source_key)
-        reader = _TreeReader(data_root, store, source_key, known)
-        items = reader.items(paths)
+        details: dict[str, Any] = {"root": str(root), "collection": collection, "files_unchanged": 0}
+        reader = _TreeReader(data_root, store, source_key, known, details)
+        stream = reader.items(paths)
+        first = next(stream, None)  # reads up to the first changed file
         source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
         ctx = RunContext(
             source=source,
@@ -265,11 +275,12 @@ def import_tree(
             allow_provisional=True,
             identity_from="id",
             after_load=after_load,
-            details={"root": str(root), "collection": collection, "files_unchanged": reader.skipped},
+            details=details,
         )
-        if not items and reader.skipped:
+        if first is None and reader.skipped:
             result = record_run(wh, ctx, "unchanged", [])
         else:
+            items = stream if first is None else chain([first], stream)
             plan = LoadPlan(
                 entries=reader.entries,
                 items=lambda items=items: items,

@@ -18,7 +18,7 @@ import json
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -152,6 +152,25 @@ def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
     )
 
 
+def record_skipped(con: duckdb.DuckDBPyConnection, run_id: str, skipped: int) -> None:
+    """One summary decision for the files a run did not read again (their bytes were loaded before;
+    the run's details count them as ``files_unchanged``)."""
+    if skipped:
+        insert_rows(
+            con,
+            "curation_decision",
+            [
+                {
+                    "kind": "unchanged_files_skipped",
+                    "rule": "raw sha256 already loaded by this source: skipped before parsing",
+                    "subject": json.dumps({"run_id": run_id}),
+                    "detail": json.dumps({"files": skipped}),
+                    "run_id": run_id,
+                }
+            ],
+        )
+
+
 def record_fetches(con: duckdb.DuckDBPyConnection, entries: Iterable[RawEntry], run_id: str) -> None:
     rows = [{**entry.as_row(), "run_id": run_id} for entry in entries]
     for row in rows:  # the store's callers redact already; a row is never the place a secret survives
@@ -202,6 +221,15 @@ def _insert_run(
     insert_rows(con, "ingest_run", [row])
 
 
+def _records_only(items: Iterable[ParseItem | ItemBatch], batches: list[ItemBatch]) -> Iterator[ParseItem]:
+    """The records and failures of ``items``; item-level batches are set aside in ``batches``."""
+    for item in items:
+        if isinstance(item, ItemBatch):
+            batches.append(item)
+        else:
+            yield item
+
+
 def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
     """Load ``plan.items()`` for one source in one transaction and write the run row either way.
 
@@ -210,12 +238,10 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
     same transaction (the expectations checkpoint): raising there rolls the load back.
     """
     t0 = time.perf_counter()
-    digest = plan.payload_sha256 or (payload_digest(plan.entries) if plan.entries else None)
-    result = RunResult(ctx.run_id, ctx.source.source_key, "failed", payload_sha256=digest)
+    result = RunResult(ctx.run_id, ctx.source.source_key, "failed")
     try:
         with wh.transaction() as con:
             register_source(con, ctx.source)
-            record_fetches(con, plan.entries, ctx.run_id)
             sync_registry(con, ctx.registry)
             if plan.replace_source:
                 remove_parsed_rows(con, ctx.source.source_key)
@@ -230,11 +256,13 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
                     identity_from=ctx.identity_from,
                 ),
             )
-            parsed = list(plan.items())
-            batches = [i for i in parsed if isinstance(i, ItemBatch)]
-            result.report = loader.load(
-                [i for i in parsed if not isinstance(i, ItemBatch)], raw_sha256=digest or "none"
-            )
+            batches: list[ItemBatch] = []
+            # items stream through the loader; fetch rows are known once they are all read
+            result.report = loader.load(_records_only(plan.items(), batches), raw_sha256=plan.payload_sha256 or "none")
+            record_fetches(con, plan.entries, ctx.run_id)
+            record_skipped(con, ctx.run_id, int(ctx.details.get("files_unchanged") or 0))
+            digest = plan.payload_sha256 or (payload_digest(plan.entries) if plan.entries else None)
+            result.payload_sha256 = digest
             if batches:
                 item_loader = ItemLoader(con, source_key=ctx.source.source_key, run_id=ctx.run_id)
                 result.items = item_loader.load(batches, raw_sha256=digest or "none")
@@ -290,6 +318,7 @@ def record_run(
     with wh.transaction() as con:
         register_source(con, ctx.source)
         record_fetches(con, entries, ctx.run_id)
+        record_skipped(con, ctx.run_id, int(ctx.details.get("files_unchanged") or 0))
         _insert_run(con, ctx, result, None, ctx.details)
     return result
 
@@ -353,17 +382,10 @@ def loaded_payloads(con: duckdb.DuckDBPyConnection, source_key: str) -> frozense
 
 
 def checkpoint(skip: bool = False) -> AfterLoad | None:
-    """The expectations checkpoint to run inside each load (None when ``skip``).
-
-    great-expectations takes seconds to import, so it is imported at the first load that needs
-    it: a night on which every source is unchanged never pays for it.
-    """
+    """The expectations checkpoint to run inside each load (None when ``skip``): the suites as
+    set-based SQL (:mod:`evalhouse.warehouse.expectations_sql`), rolling the load back on failure."""
     if skip:
         return None
+    from evalhouse.warehouse.expectations_sql import checkpoint_after_load  # noqa: PLC0415 - loads only
 
-    def run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-        from evalhouse.warehouse.expectations import checkpoint_after_load  # noqa: PLC0415 - seconds to import
-
-        checkpoint_after_load(con, run_id)
-
-    return run
+    return checkpoint_after_load

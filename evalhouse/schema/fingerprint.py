@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 VOLATILE_KEYS = frozenset({"evaluation_id", "retrieved_timestamp"})
+_SORTED = orjson.OPT_SORT_KEYS
+#: A float orjson spells differently from Python's json (exponent form, or 0.0000x).
+_EXPONENT = re.compile(rb"[0-9][eE][-+]?[0-9]")
+_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?')
 
 
 def canonical_json(value: Any) -> str:
@@ -28,9 +35,68 @@ def _normalise(value: Any) -> Any:
     return value
 
 
+def _reference_hash(record: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical_json(_normalise(record)).encode("utf-8")).hexdigest()
+
+
+class _Unsafe(Exception):
+    """orjson's bytes would differ from Python's json for this document: use the reference path."""
+
+
+def _python_float(token: re.Match[bytes]) -> bytes:
+    text = token.group(0)
+    if text[0] == 34 or not (b"." in text or b"e" in text or b"E" in text):
+        return text  # a string, or an integer (written the same by both)
+    return repr(float(text)).encode()
+
+
+def _floaty(data: bytes) -> bool:
+    return b"0.0000" in data or _EXPONENT.search(data) is not None
+
+
+def _as_python_json(data: bytes, floaty: bool) -> bytes:
+    """orjson's compact sorted bytes as Python's json writes them (ASCII input only); ``floaty``
+    says the document holds a float the two spell differently somewhere."""
+    return _TOKENS.sub(_python_float, data) if floaty and _floaty(data) else data
+
+
+def _canonical_fast(record: dict[str, Any]) -> bytes:
+    """The reference canonical JSON, built from orjson's output where that is provably the same.
+
+    orjson (sorted keys, compact) writes ASCII documents as Python's json does except floats below
+    1e-4 or from 1e16 up; those are rewritten token by token. Documents with non-ASCII text, with
+    lists below the top level, or with a volatile key below the top level take the reference path.
+    """
+    whole = orjson.dumps(record, option=_SORTED)
+    if not whole.isascii() or b"\x7f" in whole or b"null" in whole:
+        raise _Unsafe  # non-ASCII text is escaped by json; orjson writes NaN and infinities as null
+    top_lists = sum(1 for k, v in record.items() if type(v) is list and k not in VOLATILE_KEYS)
+    if whole.count(b"[") != top_lists + sum(1 for k in VOLATILE_KEYS if type(record.get(k)) is list):
+        raise _Unsafe  # a nested list (or a '[' in a string): its order needs the reference path
+    for key in VOLATILE_KEYS:
+        if whole.count(f'"{key}"'.encode()) != (key in record):
+            raise _Unsafe
+    floaty = _floaty(whole)
+    parts = []
+    for key in sorted(record):
+        if key in VOLATILE_KEYS:
+            continue
+        value = record[key]
+        if type(value) is list:
+            items = sorted(_as_python_json(orjson.dumps(v, option=_SORTED), floaty) for v in value)
+            text = b"[" + b",".join(items) + b"]"
+        else:
+            text = _as_python_json(orjson.dumps(value, option=_SORTED), floaty)
+        parts.append(json.dumps(key).encode() + b":" + text)
+    return b"{" + b",".join(parts) + b"}"
+
+
 def normalized_hash(record: dict[str, Any]) -> str:
     """sha256 of the record without volatile keys, lists order-insensitive (EEE-compatible)."""
-    return hashlib.sha256(canonical_json(_normalise(record)).encode("utf-8")).hexdigest()
+    try:
+        return hashlib.sha256(_canonical_fast(record)).hexdigest()
+    except (_Unsafe, TypeError, orjson.JSONEncodeError):
+        return _reference_hash(record)
 
 
 def record_fingerprint(record: dict[str, Any]) -> str:

@@ -1,8 +1,10 @@
 """Validation suites (great-expectations 1.x) run as a checkpoint after every load and on demand.
 
-Paper 002 asks for integrity checks after every write; this module is that check. Each check is
-a pandas frame built by one SQL query (``expectations/frame_*.sql``) and a few GE expectations
-on it, grouped in named suites:
+Paper 002 asks for integrity checks after every write; this module defines that check. Each check is
+a frame built by one SQL query (``sql/frame_*.sql``) and a few expectations on it, grouped in
+named suites. Inside every load they run as set-based SQL (:mod:`.expectations_sql`, same
+checks, same semantics, no pandas and no import of great-expectations); ``evalhouse validate``
+runs them as a real great-expectations checkpoint on the frames:
 
 ``referential_integrity``
     every score's evaluation, model configuration, benchmark and metric exist (a qualified metric
@@ -428,25 +430,6 @@ def run_checkpoint(con: duckdb.DuckDBPyConnection, run_id: str | None = None) ->
     summary = evaluate(con, run_id)
     store_results(con, summary)
     return summary
-
-
-def checkpoint_after_load(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """The ``after_load`` hook of ``run_load``: raise :class:`ValidationFailed` to roll back.
-
-    On success the results are stored in the load's transaction and commit with it. On failure
-    they are written through a second cursor (its own transaction, committed at once), so the
-    evidence of why the load was refused survives the rollback that the exception causes.
-    """
-    summary = evaluate(con, run_id)
-    if summary.success:
-        store_results(con, summary)
-        return
-    cursor = con.cursor()
-    try:
-        store_results(cursor, summary)
-    finally:
-        cursor.close()
-    raise ValidationFailed(summary.message(), summary)
 
 
 def store_results(con: duckdb.DuckDBPyConnection, summary: ValidationSummary) -> None:

@@ -10,26 +10,30 @@ logged duplicate (``curation_decision`` kind ``exact_duplicate``), or ``quaranti
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+import orjson
 from pydantic import ValidationError
 
 from evalhouse.curation.canonicalise import Canonicaliser, Rejection
-from evalhouse.curation.cells import cell_of
+from evalhouse.curation.cells import Cell, cell_of
 from evalhouse.curation.identity import IdentityFrom, resolve_model
 from evalhouse.curation.registry import Registry
 from evalhouse.schema import records as R
 from evalhouse.schema.eee import SCHEMA_VERSION, EvaluationLog, SchemaVersionError
+from evalhouse.schema.eee_check import surely_valid
 from evalhouse.schema.eee_legacy import migrate_legacy
 from evalhouse.schema.fingerprint import record_fingerprint
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse import load_rows as rows
 from evalhouse.warehouse.insert import insert_rows
+from evalhouse.warehouse.score_batch import ScoreBatch, score_fingerprint
+
+_SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
 @dataclass
@@ -68,6 +72,7 @@ class LoadContext:
     collection: str | None = None
     allow_provisional: bool = False
     identity_from: IdentityFrom = "name"
+    batch_size: int = 2000  # records per dedup query and per insert
 
 
 def summarise_validation_error(exc: ValidationError, limit: int = 5) -> str:
@@ -80,12 +85,17 @@ def summarise_validation_error(exc: ValidationError, limit: int = 5) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
-def validate_record(record: Any) -> tuple[EvaluationLog | None, str | None]:
-    """The validated log, or a reason naming what is wrong (schema version first)."""
+def validate_record(record: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """The record when it is a valid EEE record, or a reason naming what is wrong (schema version
+    first). The fast check (:mod:`evalhouse.schema.eee_check`) accepts most records; the pydantic
+    models decide the rest and word every refusal."""
     if not isinstance(record, dict):
         return None, f"expected a JSON object, got {type(record).__name__}"
+    if surely_valid(record):
+        return record, None
     try:
-        return EvaluationLog.model_validate(record), None
+        EvaluationLog.model_validate(record)
+        return record, None
     except SchemaVersionError as exc:
         return None, str(exc)
     except ValidationError as exc:
@@ -116,7 +126,7 @@ class Loader:
         self.report = LoadReport()
         self._lower_bound_kinds = frozenset(k for k, v in ctx.registry.evidence_kinds.items() if v.lower_bound)
         self._rows: dict[str, list[dict[str, Any]]] = {
-            t: [] for t in ("evaluation", "score", "quarantine", "curation_decision", "model_attribute")
+            t: [] for t in ("evaluation", "quarantine", "curation_decision", "model_attribute")
         }
         self._rows["release_date_evidence"] = []
         self._identity: dict[str, dict[Any, dict[str, Any]]] = {
@@ -124,13 +134,20 @@ class Loader:
         }
         self._provisional: dict[str, dict[str, dict[str, Any]]] = {"benchmark": {}, "metric": {}}
         self._candidates: dict[str, str] = {}
+        self._written: dict[str, set[Any]] = {t: set() for t in self._identity}
         self._seen: set[str] = set()
         self._seen_ids: set[str] = set()
-        self._score_fps: set[str] = set()
+        self._score_fps: set[str] = set()  # the current record's score fingerprints
+        self._cells: dict[tuple[Any, ...], Cell] = {}
+        self._scores = ScoreBatch()
+        self.batch_size = ctx.batch_size
 
     # -- public -----------------------------------------------------------------------------
 
     def load(self, items: Iterable[ParseItem], *, raw_sha256: str) -> LoadReport:
+        """Load ``items`` (any iterable, read once) in batches of :attr:`batch_size` records: each
+        batch is deduplicated against the warehouse with one query and written with one Arrow
+        insert per table, so memory holds one batch, not the corpus."""
         batch: list[_Prepared] = []
         for item in items:
             if isinstance(item, ParseFailure):
@@ -140,8 +157,13 @@ class Loader:
             prepared = self._prepare(item, item.raw_sha256 or raw_sha256)
             if prepared is not None:
                 batch.append(prepared)
+            if len(batch) >= self.batch_size:
+                self._load_batch(batch)
+                self._flush_rows()
+                batch = []
         self._load_batch(batch)
-        self._flush()
+        self._flush_rows()
+        self._flush_provisional()
         return self.report
 
     # -- internals --------------------------------------------------------------------------
@@ -159,8 +181,8 @@ class Loader:
             except ValueError as exc:
                 self._refuse(item, raw_sha256, str(exc), n_results)
                 return None
-        log, reason = validate_record(record)
-        if log is None:
+        valid, reason = validate_record(record)
+        if valid is None:
             self._refuse(item, raw_sha256, reason or "invalid", n_results)
             return None
         if steps:
@@ -168,8 +190,8 @@ class Loader:
         record = dict(record)
         fingerprint = record_fingerprint(record)
         if not record.get("evaluation_id"):
-            record["evaluation_id"] = f"{self.collection}/{log.model_info.id}/{fingerprint[:16]}"
-        return _Prepared(item, record, fingerprint, len(log.evaluation_results), raw_sha256, tuple(steps))
+            record["evaluation_id"] = f"{self.collection}/{record['model_info']['id']}/{fingerprint[:16]}"
+        return _Prepared(item, record, fingerprint, len(record["evaluation_results"]), raw_sha256, tuple(steps))
 
     def _refuse(self, item: ParsedRecord, raw_sha256: str, reason: str, n_results: int) -> None:
         self.report.records_quarantined += 1
@@ -247,39 +269,56 @@ class Loader:
         }
         self._rows["evaluation"].append(rows.evaluation_row(ctx, record, p.item.locator, extra))
         self.report.records_loaded += 1
+        self._score_fps.clear()
+        rec = self._scores.add_record(ctx, p.item.locator)
         for index, result in enumerate(record["evaluation_results"]):
-            self._score(ctx, p, index, result)
+            self._score(ctx, p, rec, index, result)
         self._rows["model_attribute"].extend(rows.model_facts(ctx, record))
         self._rows["release_date_evidence"].extend(rows.release_evidence(ctx, record))
 
-    def _score(self, ctx: rows.RecordContext, p: _Prepared, index: int, result: dict[str, Any]) -> None:
+    def _score(self, ctx: rows.RecordContext, p: _Prepared, rec: int, index: int, result: dict[str, Any]) -> None:
         outcome = self.canonicaliser.canonicalise(result, source_key=self.ctx.source_key, collection=self.collection)
-        locator = f"{p.item.locator} / evaluation_results[{index}]"
         if isinstance(outcome, Rejection):
             self.report.scores_quarantined += 1
+            locator = f"{p.item.locator} / evaluation_results[{index}]"
             self._quarantine(p.raw_sha256, locator, "canonicalise", outcome.reason, rows.dump(result))
             return
-        for prov, table in ((outcome.provisional_benchmark, "benchmark"), (outcome.provisional_metric, "metric")):
-            if prov is not None and prov.id not in self._provisional[table]:
-                self._provisional[table][prov.id] = prov.model_dump()
-        if outcome.provisional_benchmark is not None and outcome.candidate_benchmark:
-            self._candidates[outcome.benchmark_id] = outcome.candidate_benchmark
-        row = rows.score_row(ctx, index, result, outcome, cell_of(result, outcome.subset, ctx.harness, ctx.model.setup))
-        row["locator"] = locator
-        if row["fingerprint"] in self._score_fps:  # the same result twice in one record
+        if outcome.provisional_benchmark is not None or outcome.provisional_metric is not None:
+            for prov, table in ((outcome.provisional_benchmark, "benchmark"), (outcome.provisional_metric, "metric")):
+                if prov is not None and prov.id not in self._provisional[table]:
+                    self._provisional[table][prov.id] = prov.model_dump()
+            if outcome.provisional_benchmark is not None and outcome.candidate_benchmark:
+                self._candidates[outcome.benchmark_id] = outcome.candidate_benchmark
+        fingerprint = score_fingerprint(ctx.fingerprint, orjson.dumps(result, option=_SORTED))
+        if fingerprint in self._score_fps:  # the same result twice in one record
             self.report.scores_in_duplicates += 1
             return
-        self._score_fps.add(row["fingerprint"])
-        self._rows["score"].append(row)
+        self._score_fps.add(fingerprint)
+        self._scores.add(rec, ctx, index, result, outcome, self._cell(result, outcome.subset, ctx), fingerprint)
         self.report.scores_loaded += 1
+
+    def _cell(self, result: dict[str, Any], subset: str | None, ctx: rows.RecordContext) -> Cell:
+        """The result's cell, computed once per distinct generation config, metric parameters,
+        subset, harness and name-stated setup (a load sees a handful of them)."""
+        key = (
+            rows.dump(result.get("generation_config"), sort_keys=True),
+            rows.dump((result.get("metric_config") or {}).get("metric_parameters"), sort_keys=True),
+            subset,
+            ctx.harness,
+            tuple(sorted(ctx.model.setup.items())),
+        )
+        cell = self._cells.get(key)
+        if cell is None:
+            cell = self._cells[key] = cell_of(result, subset, ctx.harness, ctx.model.setup)
+        return cell
 
     def _decision(self, kind: str, rule: str, subject: dict[str, Any], detail: dict[str, Any]) -> None:
         self._rows["curation_decision"].append(
             {
                 "kind": kind,
                 "rule": rule,
-                "subject": json.dumps(subject, default=str),
-                "detail": json.dumps(detail, default=str),
+                "subject": rows.dump(subject),
+                "detail": rows.dump(detail),
                 "run_id": self.ctx.run_id,
             }
         )
@@ -306,9 +345,20 @@ class Loader:
         ).fetchall()
         return {r[0] for r in found}
 
-    def _flush(self) -> None:
+    def _flush_rows(self) -> None:
+        """Write what the batch produced: identity rows not written yet, then every row table."""
         for table, identity in self._identity.items():
-            insert_rows(self.con, table, list(identity.values()), or_ignore=True)
+            fresh = [row for key, row in identity.items() if key not in self._written[table]]
+            insert_rows(self.con, table, fresh, or_ignore=True)
+            self._written[table].update(identity)
+            identity.clear()
+        for table, table_rows in self._rows.items():
+            insert_rows(self.con, table, table_rows, or_ignore=table in {"model_attribute", "release_date_evidence"})
+            table_rows.clear()
+            if table == "evaluation":
+                self._scores.insert(self.con)  # scores after the evaluations they belong to
+
+    def _flush_provisional(self) -> None:
         for table, provisional in self._provisional.items():
             insert_rows(
                 self.con,
@@ -325,5 +375,5 @@ class Loader:
                     {"id": rid, **({"candidate": candidate} if candidate else {})},
                     r,
                 )
-        for table, table_rows in self._rows.items():
-            insert_rows(self.con, table, table_rows, or_ignore=table in {"model_attribute", "release_date_evidence"})
+        insert_rows(self.con, "curation_decision", self._rows["curation_decision"])
+        self._rows["curation_decision"].clear()

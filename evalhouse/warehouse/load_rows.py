@@ -17,10 +17,7 @@ from typing import Any
 import orjson
 
 from evalhouse.common.dates import parse_date
-from evalhouse.curation.canonicalise import CanonicalScore
-from evalhouse.curation.cells import Cell
 from evalhouse.curation.identity import ResolvedModel
-from evalhouse.curation.registry import scale
 from evalhouse.schema import records as R
 
 RELATIONSHIP_TO_EVALUATOR = {
@@ -70,14 +67,16 @@ def observed_at(retrieved_timestamp: Any) -> datetime | None:
     return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
 
 
-def dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
+_SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
-def score_fingerprint(record_fingerprint: str, result: dict[str, Any]) -> str:
-    """sha256 of the record's fingerprint and the result's canonical JSON: stable across reparses."""
-    body = orjson.dumps(result, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
-    return hashlib.sha256(record_fingerprint.encode() + b":" + body).hexdigest()
+def dump(value: Any, *, sort_keys: bool = False) -> str:
+    """Compact JSON text for a JSON column (orjson; the standard library for what orjson cannot
+    write, such as integers beyond 64 bits)."""
+    try:
+        return orjson.dumps(value, default=str, option=_SORTED if sort_keys else 0).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(value, ensure_ascii=False, default=str, sort_keys=sort_keys, separators=(",", ":"))
 
 
 def score_id(fingerprint: str) -> int:
@@ -108,94 +107,9 @@ def evaluation_row(ctx: RecordContext, record: dict[str, Any], locator: str, ext
         "source_type": meta["source_type"],
         "evaluator_relationship": meta["evaluator_relationship"],
         "source_metadata": dump(meta),
-        "record": json.dumps(record, ensure_ascii=False, allow_nan=False),
+        "record": dump(record),
         "source_evaluation_id": None,  # the source's id when two records shared it (set in extra)
         **extra,
-    }
-
-
-def _value_steps(c: CanonicalScore, migration: tuple[str, ...]) -> list[str]:
-    """The record's migration, the group's steps and this value's own conversion, as the audit prints them."""
-    own = (
-        f"value {c.raw_value!r} {c.unit} kept as is"
-        if c.raw_unit == c.unit
-        else f"{c.raw_value!r} {c.raw_unit} -> {c.value!r} {c.unit}"
-    )
-    return [*migration, *c.steps, own]
-
-
-def source_row_key(ctx: RecordContext, c: CanonicalScore, cell: Cell, result: dict[str, Any]) -> str:
-    """What a source row measured and cites — the key supersession works on; never the fetch time.
-
-    The configuration is in it (one identifier can name a float16 and a bfloat16 run) and so is the
-    whole cell (subset, metric parameters, setup): a row is superseded only by the same cell.
-    """
-    details = result["score_details"].get("details") or {}
-    parts = [
-        ctx.source_key,
-        ctx.model.source_model_id,
-        ctx.model.source_model_name or "",
-        ctx.model.config_id,
-        c.benchmark_id,
-        c.subset or "",
-        c.metric_id,
-        cell.metric_params_key,
-        cell.setup_key,
-        ctx.details.get(R.ORIGINAL_SOURCE) or "",
-        ctx.details.get(R.ORIGINAL_SOURCE_URL) or "",
-        str(details.get(R.SOURCE_RECORD_ID) or ""),
-        str(result.get("evaluation_result_id") or ""),
-    ]
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
-
-
-def score_row(ctx: RecordContext, index: int, result: dict[str, Any], c: CanonicalScore, cell: Cell) -> dict[str, Any]:
-    unc = result["score_details"].get("uncertainty") or {}
-    se = (unc.get("standard_error") or {}).get("value")
-    ci = unc.get("confidence_interval") or {}
-    fp = score_fingerprint(ctx.fingerprint, result)
-    setup = {**cell.setup, **({"harness": ctx.harness} if ctx.harness and "harness" not in cell.setup else {})}
-    return {
-        "score_id": score_id(fp),
-        "fingerprint": fp,
-        "evaluation_id": ctx.eval_id,
-        "result_index": index,
-        "evaluation_result_id": result.get("evaluation_result_id"),
-        "source_key": ctx.source_key,
-        "run_id": ctx.run_id,
-        "config_id": ctx.model.config_id,
-        "benchmark_raw": c.benchmark_raw,
-        "benchmark_id": c.benchmark_id,
-        "subset": c.subset,
-        "metric_raw": c.metric_raw,
-        "metric_id": c.metric_id,
-        "metric_params": dump(cell.metric_params) if cell.metric_params else None,
-        "metric_params_key": cell.metric_params_key,
-        "setup_key": cell.setup_key,
-        "setup": json.dumps(setup, sort_keys=True),
-        "generation_config": dump(result["generation_config"]) if result.get("generation_config") else None,
-        "raw_value": c.raw_value,
-        "raw_unit": c.raw_unit,
-        "value": c.value,
-        "unit": c.unit,
-        "lower_is_better": c.lower_is_better,
-        "stderr": None if se is None else scale(se, c.factor),
-        "ci_lower": None if ci.get("lower") is None else scale(ci["lower"], c.factor),
-        "ci_upper": None if ci.get("upper") is None else scale(ci["upper"], c.factor),
-        "ci_level": ci.get("confidence_level"),
-        "n_samples": unc.get("num_samples"),
-        "uncertainty": dump(unc) if unc else None,
-        "llm_scoring": dump(result["metric_config"]["llm_scoring"])
-        if result["metric_config"].get("llm_scoring")
-        else None,
-        "evaluated_by": ctx.evaluated_by,
-        "reported_by": ctx.source_key,
-        "original_source": ctx.details.get(R.ORIGINAL_SOURCE),
-        "original_source_url": ctx.details.get(R.ORIGINAL_SOURCE_URL),
-        "locator": "",  # set by the loader
-        "source_row_key": source_row_key(ctx, c, cell, result),
-        "canonical_steps": json.dumps(_value_steps(c, ctx.migration_steps)),
-        "observed_at": ctx.observed_at,
     }
 
 
@@ -222,7 +136,7 @@ def identity_rows(m: ResolvedModel, source_key: str, run_id: str) -> dict[str, d
             "effort": m.flags.get("effort"),
             "context_variant": m.flags.get("context_variant"),
             "preview": bool(m.flags.get("preview")),
-            "flags": json.dumps(m.flags, sort_keys=True, default=str),
+            "flags": dump(m.flags, sort_keys=True),
         },
         "model_alias": {
             "source_key": source_key,

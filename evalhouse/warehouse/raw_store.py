@@ -18,7 +18,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from evalhouse.errors import RunFailed
 
@@ -85,6 +85,24 @@ class RawStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        # sha256 -> stored file name, per two-hex-digit folder, read once per folder: a store of
+        # 10^6 payloads is not listed again for every put
+        self._folders: dict[str, dict[str, str]] = {}
+        self._manifest: TextIO | None = None
+
+    def _folder(self, prefix: str) -> dict[str, str]:
+        known = self._folders.get(prefix)
+        if known is None:
+            known = {}
+            try:
+                with os.scandir(self.root / prefix) as entries:
+                    for entry in entries:
+                        if not entry.name.startswith(".tmp-"):
+                            known[entry.name.split(".", 1)[0]] = entry.name
+            except FileNotFoundError:
+                pass  # an empty folder: nothing stored under this prefix yet
+            self._folders[prefix] = known
+        return known
 
     @property
     def manifest_path(self) -> Path:
@@ -104,22 +122,27 @@ class RawStore:
         request_params: dict[str, Any] | None = None,
         label: str | None = None,
         run_id: str | None = None,
+        sha256: str | None = None,
     ) -> RawEntry:
-        """Store ``data`` (once per sha256) and append a manifest line for this fetch."""
-        digest = hashlib.sha256(data).hexdigest()
-        rel = f"{digest[:2]}/{digest}{extension_for(content_type, url)}"
-        target = self.root / rel
-        existing = target if target.exists() else self.find(digest)
-        duplicate = existing is not None
-        if existing is not None:
-            rel = str(existing.relative_to(self.root))
+        """Store ``data`` (once per sha256) and append a manifest line for this fetch.
+
+        ``sha256`` is the bytes' digest when the caller has just computed it (it is trusted)."""
+        digest = sha256 or hashlib.sha256(data).hexdigest()
+        folder = self._folder(digest[:2])
+        existing = folder.get(digest)
+        duplicate = existing is not None and (self.root / digest[:2] / existing).exists()
+        if duplicate:
+            rel = f"{digest[:2]}/{existing}"
         else:
+            rel = f"{digest[:2]}/{digest}{extension_for(content_type, url)}"
+            target = self.root / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             # Write then rename, so a crash never leaves a truncated file under a valid hash.
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             os.replace(tmp, target)
+            folder[digest] = target.name
         entry = RawEntry(
             fetch_id=uuid.uuid4().hex,
             sha256=digest,
@@ -137,23 +160,29 @@ class RawStore:
             run_id=run_id,
             duplicate=duplicate,
         )
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.manifest_path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(asdict(entry), sort_keys=True) + "\n")
+        self._append_manifest(json.dumps(asdict(entry), sort_keys=True) + "\n")
         return entry
+
+    def _append_manifest(self, line: str) -> None:
+        """One line per fetch, written through at once (the handle stays open between puts)."""
+        if self._manifest is None or self._manifest.closed:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self._manifest = open(self.manifest_path, "a", encoding="utf-8")  # noqa: SIM115 - kept open across puts
+        self._manifest.write(line)
+        self._manifest.flush()
+
+    def close(self) -> None:
+        if self._manifest is not None:
+            self._manifest.close()
 
     def find(self, sha256: str) -> Path | None:
         """The stored file for ``sha256`` whatever its extension, or None."""
-        folder = self.root / sha256[:2]
-        try:
-            entries = os.scandir(folder)
-        except FileNotFoundError:
-            return None
-        with entries:
-            for entry in entries:
-                if entry.name.startswith(sha256):
-                    return Path(entry.path)
-        return None
+        name = self._folder(sha256[:2]).get(sha256)
+        if name is not None and (self.root / sha256[:2] / name).exists():
+            return self.root / sha256[:2] / name
+        self._folders.pop(sha256[:2], None)  # stale (a file added or removed by another process)
+        name = self._folder(sha256[:2]).get(sha256)
+        return None if name is None else self.root / sha256[:2] / name
 
     def get(self, sha256: str) -> bytes:
         """The bytes for ``sha256``, re-hashed so a corrupted file is never parsed silently."""

@@ -396,10 +396,11 @@ def test_the_matrix_has_one_cell_per_model_and_benchmark_and_says_which_setup(wh
     )
     assert dupes == 0
     fallback = wh.con.execute(
-        "SELECT m.config_id, m.benchmark_id, m.setup_key, m.value FROM v_matrix_long m WHERE NOT m.canonical_setup"
+        "SELECT config_id, benchmark_id, setup_key, value, metric_id, metric_params_key FROM v_matrix_long"
+        " WHERE NOT canonical_setup"
     ).fetchall()
     assert fallback, "the Epoch hub has models scored only under a non-canonical setup (8-shot GSM8K, own agents)"
-    for config, bench, setup, value in fallback[:50]:
+    for config, bench, setup, value, metric, params in fallback[:50]:
         canonical = wh.scalar("SELECT setup_key FROM v_benchmark_setup WHERE benchmark_id = ?", [bench])
         has_canonical = wh.scalar(
             "SELECT count(*) FROM v_scores_canonical WHERE config_id = ? AND benchmark_id = ? AND setup_key = ?"
@@ -409,7 +410,7 @@ def test_the_matrix_has_one_cell_per_model_and_benchmark_and_says_which_setup(wh
         assert has_canonical == 0, "the canonical setup wins whenever the model has it"
         cell = wh.scalar(
             "SELECT value_hib FROM v_scores_canonical WHERE config_id = ? AND benchmark_id = ? AND setup_key = ?"
-            " AND subset_key = ''",
-            [config, bench, setup],
+            " AND subset_key = '' AND metric_id = ? AND metric_params_key = ?",
+            [config, bench, setup, metric, params],
         )
         assert cell == pytest.approx(value), "the row is one canonical cell, not a mean of setups"

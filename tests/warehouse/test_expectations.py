@@ -23,10 +23,10 @@ from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.expectations import (
     CHECKS,
     build_frames,
-    checkpoint_after_load,
     run_checkpoint,
     validate_frames,
 )
+from evalhouse.warehouse.expectations_sql import checkpoint_after_load, evaluate_sql
 from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.raw_store import RawStore
 
@@ -294,3 +294,23 @@ def test_checkpoint_time_on_ten_thousand_scores(tmp_path: Path) -> None:
     assert summary.frame_rows["scores"] == 10_000
     assert summary.success, summary.message()
     print(f"\ncheckpoint on {summary.frame_rows['scores']:,} scores: {summary.duration_s:.3f} s")
+
+
+# -- the SQL checkpoint that runs inside loads agrees with great-expectations -------------------
+
+
+def _verdicts(summary) -> dict[str, tuple[bool, int | None]]:
+    return {o.qualified_name: (o.success, o.observed.get("unexpected_count")) for o in summary.outcomes}
+
+
+@pytest.mark.parametrize("expectation", ["clean", *sorted(BREAKERS)])
+def test_the_sql_checkpoint_agrees_with_great_expectations(wh: Warehouse, expectation: str) -> None:
+    if expectation != "clean":
+        BREAKERS[expectation](wh.con)
+    gx = run_checkpoint(wh.con)
+    sql = evaluate_sql(wh.con)
+    assert _verdicts(sql) == _verdicts(gx)
+    assert sql.message() == gx.message()
+    for a, b in zip(sql.outcomes, gx.outcomes, strict=True):
+        assert a.observed["examples"] == b.observed.get("examples", []), a.qualified_name
+        assert a.observed["element_count"] == b.observed["element_count"], a.qualified_name

@@ -186,11 +186,14 @@ def _developer(name: str, stated: str | None, registry: Registry, *, repack: boo
     assert rules is not None
     repo_org = name.split("/", 1)[0] if T.REPO_ID.match(name.strip()) else None
     core = _WITH.split(name.split("/", 1)[1] if repo_org else name)[0]
-    named = (
-        registry.developer_from_model_name(core)
-        or registry.developer_from_model_name(T.strip_org_prefix(T.fold(core), rules))
-        or registry.developer_from_model_name(" ".join(_identity_tokens(core, rules)))
-    )
+
+    def named() -> Developer | None:  # what the name's own patterns say (read only when needed)
+        return (
+            registry.developer_from_model_name(core)
+            or registry.developer_from_model_name(T.strip_org_prefix(T.fold(core), rules))
+            or registry.developer_from_model_name(" ".join(_identity_tokens(core, rules)))
+        )
+
     if repo_org is not None and name.strip().lower() in registry.reuploads:
         return registry.reuploads[name.strip().lower()], True, repo_org  # a documented copy of the weights
     documented = registry.documented_developer(core)
@@ -201,11 +204,12 @@ def _developer(name: str, stated: str | None, registry: Registry, *, repack: boo
         dev = _known_developer(candidate, registry)
         if documented is not None and dev is not None and dev.id != documented.id:
             return documented.id, True, repo_org  # the registry documents who made it
-        if repack and named is not None and (dev is None or dev.id != named.id):
-            return named.id, True, repo_org  # a repack of another developer's model
+        if repack and (by_name := named()) is not None and (dev is None or dev.id != by_name.id):
+            return by_name.id, True, repo_org  # a repack of another developer's model
         return (dev.id if dev else slug(candidate, keep=".") or UNKNOWN_DEVELOPER), False, repo_org
-    if named is not None:
-        return named.id, True, repo_org
+    by_name = named()
+    if by_name is not None:
+        return by_name.id, True, repo_org
     return UNKNOWN_DEVELOPER, False, repo_org
 
 

@@ -1,0 +1,180 @@
+"""The expectation suites as set-based SQL: the checkpoint that runs inside every load.
+
+The suites, their checks and levels are those of :mod:`evalhouse.warehouse.expectations` (one
+list, :data:`~evalhouse.warehouse.expectations.CHECKS`). great-expectations runs them on pandas
+frames, which costs seconds to import and memory proportional to the warehouse; inside a load the
+same expectations run here as one aggregate query per frame over the frame's SQL, with
+great-expectations' semantics: a column-map expectation ignores missing values (and counts them as
+``missing_count``), ``unexpected_percent`` is relative to the non-missing rows, a uniqueness check
+flags every row whose value repeats, and up to 20 offending index values are kept as examples.
+``evalhouse validate`` still runs the real great-expectations checkpoint; ``tests/warehouse``
+holds the two to the same outcomes on the same warehouse.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import UTC, date, datetime
+from typing import Any
+
+import duckdb
+
+from evalhouse.curation.canonicalise import EPSILON
+from evalhouse.warehouse.expectations import (
+    CHECKS,
+    EXAMPLES,
+    FRAMES,
+    PARAM_RE,
+    Check,
+    ExpectationOutcome,
+    Frame,
+    ValidationFailed,
+    ValidationSummary,
+    frame_sql,
+    levels,
+    store_results,
+)
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, datetime):
+        return f"TIMESTAMP '{value:%Y-%m-%d %H:%M:%S}'"
+    if isinstance(value, date):
+        return f"DATE '{value:%Y-%m-%d}'"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"unsupported bound {value!r}")
+    return repr(value)
+
+
+def _condition(check: Check, today: datetime) -> tuple[str, str]:
+    """``(considered, unexpected)``: SQL predicates over the frame's row ``f``."""
+    kw = check.kwargs
+    if check.gx_type == "ExpectColumnValuesToNotBeNull":
+        col = f'f."{kw["column"]}"'
+        return "true", f"{col} IS NULL"
+    if check.gx_type == "ExpectColumnValuesToBeBetween":
+        col = f'f."{kw["column"]}"'
+        bounds = []
+        for key, op in (("min_value", ">="), ("max_value", "<=")):
+            value = kw.get(key)
+            if isinstance(value, dict) and value.get("$PARAMETER") == "today":
+                value = today
+            if value is not None:
+                bounds.append(f"{col} {op} {_literal(value)}")
+        return f"{col} IS NOT NULL", f"NOT ({' AND '.join(bounds) or 'true'})"
+    if check.gx_type == "ExpectColumnPairValuesAToBeGreaterThanB":
+        a, b = f'f."{kw["column_A"]}"', f'f."{kw["column_B"]}"'
+        op = ">=" if kw.get("or_equal") else ">"
+        return f"{a} IS NOT NULL AND {b} IS NOT NULL", f"NOT ({a} {op} {b})"
+    if check.gx_type == "ExpectColumnValuesToBeUnique":
+        col = f'f."{kw["column"]}"'
+        return f"{col} IS NOT NULL", f"count(*) OVER (PARTITION BY {col}) > 1"
+    raise ValueError(f"no SQL form for expectation {check.gx_type}")
+
+
+def _example(check: Check, frame: Frame) -> str:
+    """An offending row as great-expectations lists it: the checked column(s), then the index."""
+    columns = [check.kwargs[k] for k in ("column", "column_A", "column_B") if k in check.kwargs]
+    fields = [*dict.fromkeys([*columns, frame.index])]
+    return "{" + ", ".join(f"'{c}': \"{c}\"" for c in fields) + "}"
+
+
+def _frame_query(frame: Frame, checks: list[Check], today: datetime) -> str:
+    """One pass over the frame: per check, rows considered, unexpected rows and examples."""
+    flags, aggregates = [], []
+    for i, check in enumerate(checks):
+        considered, unexpected = _condition(check, today)
+        flags.append(f"({considered}) AS c{i}, ({considered}) AND ({unexpected}) AS u{i}")
+        aggregates.append(
+            f"count(*) FILTER (WHERE c{i}) AS considered_{i}, count(*) FILTER (WHERE u{i}) AS unexpected_{i}, "
+            f'list({_example(check, frame)} ORDER BY "{frame.index}") FILTER (WHERE u{i})[1:{EXAMPLES}] '
+            f"AS examples_{i}"
+        )
+    return (
+        f"WITH f AS ({frame_sql(frame)}), flagged AS (SELECT f.*, {', '.join(flags)} FROM f) "
+        f"SELECT count(*) AS element_count, {', '.join(aggregates)} FROM flagged"
+    )
+
+
+def evaluate_sql(
+    con: duckdb.DuckDBPyConnection, run_id: str | None = None, *, today: date | None = None
+) -> ValidationSummary:
+    """Run every suite as SQL on the warehouse (nothing stored)."""
+    t0 = time.perf_counter()
+    stamp = datetime.now(UTC)
+    summary = ValidationSummary(f"val-{stamp:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}", run_id)
+    today_ts = datetime.combine(today or stamp.date(), datetime.min.time())
+    level_of = levels(con)
+    for name, frame in FRAMES.items():
+        checks = [c for c in CHECKS if c.frame == name]
+        sql = _frame_query(frame, checks, today_ts)
+        available = {"run_id": run_id, "epsilon": EPSILON}
+        params = {p: available[p] for p in set(PARAM_RE.findall(sql))}
+        cursor = con.execute(sql, params)
+        values = cursor.fetchall()[0]  # one aggregate row; fetched to the end so the connection is free
+        row = dict(zip([d[0] for d in cursor.description], values, strict=True))
+        total = int(row["element_count"])
+        summary.frame_rows[name] = total
+        for i, check in enumerate(checks):
+            found = (int(row[f"considered_{i}"]), int(row[f"unexpected_{i}"]), row[f"examples_{i}"] or [])
+            summary.outcomes.append(_outcome(check, frame, found, total, level_of))
+    order = {(c.suite, c.name): i for i, c in enumerate(CHECKS)}
+    summary.outcomes.sort(key=lambda o: order[(o.suite, o.name)])
+    summary.duration_s = time.perf_counter() - t0
+    return summary
+
+
+def _outcome(
+    check: Check, frame: Frame, found: tuple[int, int, list[Any]], total: int, level_of: dict[str, Any]
+) -> ExpectationOutcome:
+    level = level_of.get(f"{check.suite}.{check.name}", check.level)
+    considered, unexpected, examples = found
+    observed: dict[str, Any] = {
+        "level": level,
+        "frame": frame.name,
+        "index": frame.index,
+        "expectation_type": _gx_type_name(check.gx_type),
+        "element_count": total,
+        "unexpected_count": unexpected,
+        "unexpected_percent": (100.0 * unexpected / considered) if considered else 0.0,
+        "missing_count": total - considered,
+        "examples": [{k: _plain(v) for k, v in e.items()} for e in examples],
+        "engine": "sql",
+    }
+    return ExpectationOutcome(check.suite, check.name, level, unexpected == 0, check.description, observed)
+
+
+def _gx_type_name(class_name: str) -> str:
+    """``ExpectColumnValuesToNotBeNull`` -> ``expect_column_values_to_not_be_null`` (GX's type)."""
+    out = []
+    for ch in class_name:
+        if ch.isupper() and out:
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return value
+
+
+def checkpoint_after_load(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """The ``after_load`` hook of ``run_load``: raise :class:`ValidationFailed` to roll back.
+
+    On success the results are stored in the load's transaction and commit with it. On failure
+    they are written through a second cursor (its own transaction, committed at once), so the
+    evidence of why the load was refused survives the rollback that the exception causes.
+    """
+    summary = evaluate_sql(con, run_id)
+    if summary.success:
+        store_results(con, summary)
+        return
+    cursor = con.cursor()
+    try:
+        store_results(cursor, summary)
+    finally:
+        cursor.close()
+    raise ValidationFailed(summary.message(), summary)

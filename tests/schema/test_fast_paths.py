@@ -1,0 +1,132 @@
+"""The load path's fast answers equal the slow reference ones: strict JSON reading, the EEE
+fingerprint, and the "surely valid" record check (which may only ever say yes when pydantic does).
+
+Checked on every real record in ../shared (the legacy datastore corpus, the EEE samples) and on
+hypothesis-generated documents (seeded, 1,000+ examples each)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+
+from evalhouse.schema.eee import EvaluationLog
+from evalhouse.schema.eee_check import surely_valid
+from evalhouse.schema.eee_json import _slow, strict_json
+from evalhouse.schema.eee_legacy import migrate_legacy
+from evalhouse.schema.fingerprint import _reference_hash, normalized_hash
+
+LEGACY = "datasets/eee-datastore-legacy/data"
+EXAMPLES = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
+leaves = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | text
+documents = st.recursive(
+    leaves,
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(text | st.sampled_from(
+        ["evaluation_id", "retrieved_timestamp", "score", "a:b"]), children, max_size=5),
+    max_leaves=40,
+)  # fmt: skip
+
+
+def reference_parse(data: bytes) -> Any:
+    if not data.strip():
+        raise ValueError("empty file")
+    return _slow(data)
+
+
+def outcome(f: Any, data: bytes) -> tuple[str, Any]:
+    try:
+        return "ok", f(data)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        return "refused", type(exc).__name__
+
+
+@seed(20261201)
+@EXAMPLES
+@given(documents)
+def test_strict_json_reads_as_the_reference_does(doc: Any) -> None:
+    for data in (
+        json.dumps(doc, allow_nan=True).encode(),  # infinities become the Infinity literal: refused
+        json.dumps(doc, ensure_ascii=False, allow_nan=True, indent=1).encode(),
+    ):
+        assert outcome(strict_json, data) == outcome(reference_parse, data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b'{"a":1,"a":2}', b'{"a":"x\\u003ay","b":{"a":1,"a":1}}', b'{"a":NaN}', b'{"x":1e400}', b"\xef\xbb\xbf{}",
+     b'{"k:1":"v:2"}', b'{"a":"\\u003a"}', b"[1,2", b"   "],
+)  # fmt: skip
+def test_strict_json_edge_cases_match_the_reference(data: bytes) -> None:
+    assert outcome(strict_json, data) == outcome(reference_parse, data)
+
+
+@seed(20261201)
+@EXAMPLES
+@given(st.dictionaries(text | st.sampled_from(["evaluation_id", "evaluation_results"]), documents, max_size=6))
+def test_the_fast_fingerprint_equals_the_reference(doc: dict[str, Any]) -> None:
+    assert normalized_hash(doc) == _reference_hash(doc)
+
+
+def real_records(shared: Path) -> list[dict[str, Any]]:
+    records = [json.loads(p.read_text()) for p in sorted((shared / LEGACY).rglob("*.json"))]
+    records += [migrate_legacy(r)[0] for r in records]
+    records += [json.loads(p.read_text()) for p in sorted((shared / "formats/eee").rglob("*.json"))
+                if "schema" not in p.name]  # fmt: skip
+    return records
+
+
+def test_the_fast_fingerprint_equals_the_reference_on_every_real_record(shared: Path) -> None:
+    records = real_records(shared)
+    assert len(records) > 5000
+    for record in records:
+        assert normalized_hash(record) == _reference_hash(record)
+
+
+def pydantic_valid(record: Any) -> bool:
+    try:
+        EvaluationLog.model_validate(record)
+    except ValueError:
+        return False
+    return True
+
+
+MUTATIONS = (
+    lambda r: r["evaluation_results"][0]["metric_config"].pop("max_score", None),
+    lambda r: r["evaluation_results"][0]["score_details"].__setitem__("score", float("inf")),
+    lambda r: r["evaluation_results"][0]["score_details"].__setitem__("score", "0.5"),
+    lambda r: r["evaluation_results"][0]["metric_config"].__setitem__("score_type", "levels"),
+    lambda r: r["model_info"]["additional_details"].__setitem__("params", 7),
+    lambda r: r["model_info"].pop("id"),
+    lambda r: r.__setitem__("schema_version", "0.2.0"),
+    lambda r: r["source_metadata"].__setitem__("evaluator_relationship", "friend"),
+    lambda r: r["evaluation_results"].append({"evaluation_name": "x"}),
+    lambda r: r["evaluation_results"][0]["score_details"].__setitem__(
+        "uncertainty", {"confidence_interval": {"lower": 0.1, "upper": 0.2, "confidence_level": 1.5}}
+    ),
+    lambda r: r["model_info"]["additional_details"].__setitem__("deployment_type", "cloud"),
+    lambda r: r.__setitem__("surprise", {"nested": [1, 2]}),
+)
+
+
+def test_surely_valid_never_says_yes_where_pydantic_says_no(shared: Path) -> None:
+    rng = random.Random(20261201)
+    said_yes = agreed = 0
+    for record in real_records(shared):
+        fast, slow = surely_valid(record), pydantic_valid(record)
+        assert not (fast and not slow), record.get("evaluation_id")
+        said_yes += fast
+        agreed += fast == slow
+        if isinstance(record.get("evaluation_results"), list) and record["evaluation_results"] and slow:
+            for mutate in rng.sample(MUTATIONS, 4):
+                broken = copy.deepcopy(record)
+                mutate(broken)
+                assert not (surely_valid(broken) and not pydantic_valid(broken)), (record.get("evaluation_id"), mutate)
+    assert said_yes > 2000, "the fast check answers for the bulk of real valid records"

@@ -250,6 +250,7 @@ def import_tree(
     root = Path(root)
     if not root.is_dir():
         raise DatastoreError(f"{root} is not a directory")
+    store.recover()  # a writer killed mid-put left temporary files or a torn manifest line
     data_root = _data_root(root)
     by_collection, outside = _aggregate_files(data_root)
     if not by_collection:

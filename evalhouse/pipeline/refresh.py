@@ -311,6 +311,7 @@ def refresh(
     they run over named targets (:mod:`evalhouse.pipeline.targets`) or one payload at a time.
     """
     options = options or RefreshOptions()
+    store.recover()  # a writer killed mid-put left temporary files or a torn manifest line
     modules = [get_source(k) for k in keys] if keys else scheduled_sources()
     results = []
     for module in modules:

@@ -17,9 +17,9 @@ DEVELOPERS = ("meta", "qwen", "mistral", "google", "microsoft", "tii", "01-ai", 
 SUFFIXES = ("", "-Instruct", "-Chat", "-Base", "-v0.1", "-DPO", "-GGUF", "-it")
 
 
-def record(i: int, results: int, rng: random.Random) -> dict:
+def record(i: int, results: int, rng: random.Random, *, one_model_each: bool = False) -> dict:
     dev = DEVELOPERS[i % len(DEVELOPERS)]
-    model = f"Model{i // 3}-{(i % 7) + 1}B{SUFFIXES[i % len(SUFFIXES)]}"
+    model = f"Model{i if one_model_each else i // 3}-{(i % 7) + 1}B{SUFFIXES[i % len(SUFFIXES)]}"
     model_id = f"{dev}/{model}"
     return {
         "schema_version": "0.3.0",
@@ -74,11 +74,16 @@ def record(i: int, results: int, rng: random.Random) -> dict:
     }
 
 
-def write_corpus(root: Path, records: int, results: int, *, collections: int = 4, seed: int = 0) -> int:
-    """Write ``records`` records under ``root/data``; returns the number of results written."""
+def write_corpus(
+    root: Path, records: int, results: int, *, collections: int = 4, seed: int = 0, one_model_each: bool = False
+) -> int:
+    """Write ``records`` records under ``root/data``; returns the number of results written.
+
+    By default three records share a model name (runs of one model); ``one_model_each`` gives every
+    record its own model, as in the real datastore (about one record per model)."""
     rng = random.Random(seed)
     for i in range(records):
-        rec = record(i, results, rng)
+        rec = record(i, results, rng, one_model_each=one_model_each)
         dev, model = rec["model_info"]["id"].split("/")
         name = uuid.UUID(int=rng.getrandbits(128), version=4)
         path = root / "data" / f"bench-{i % collections}" / dev / model / f"{name}.json"

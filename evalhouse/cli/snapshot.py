@@ -43,14 +43,25 @@ def create(
     ctx: typer.Context,
     out_dir: Annotated[Path, typer.Argument(help="A new (or empty) folder to write the snapshot into.")],
     name: Annotated[str | None, typer.Option("--name", help="A label; not part of the id.")] = None,
+    eee_tree: Annotated[
+        bool,
+        typer.Option(
+            "--eee-tree",
+            help="Write the records as an EEE datastore tree (one file per record) instead of one "
+            "JSON Lines file per collection.",
+        ),
+    ] = False,
     db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
-    """Freeze the warehouse: Parquet tables + views, an EEE tree and a content-hashed manifest.
+    """Freeze the warehouse: Parquet tables + views, the records, and a content-hashed manifest.
 
     The snapshot id is the sha256 of the manifest's content, so the same warehouse state always
-    gets the same id and the same bytes. The snapshot is recorded in the warehouse's snapshot
-    table; analyses record its id.
+    gets the same id and the same bytes. Views with a row per score (v_score_current,
+    v_cell_candidates, v_provenance) are not written again: they are built from their SQL over
+    the frozen tables when the snapshot is opened. The records go in as eee/<collection>.jsonl,
+    each as the warehouse stores it; --eee-tree writes the datastore layout EEE's tools read. The
+    snapshot is recorded in the warehouse's snapshot table; analyses record its id.
     """
     from evalhouse.config import raw_store_path
     from evalhouse.warehouse.db import Warehouse
@@ -61,7 +72,7 @@ def create(
     if not path.exists():
         usage_error(f"no warehouse at {path}: run 'evalhouse migrate' or 'evalhouse refresh' first")
     with guard(), Warehouse.open(path) as wh:
-        created = create_snapshot(wh, out_dir, RawStore(raw_store_path(path)), name=name)
+        created = create_snapshot(wh, out_dir, RawStore(raw_store_path(path)), name=name, eee_tree=eee_tree)
     _report_created(created, json_out)
 
 
@@ -77,7 +88,7 @@ def _report_created(created: CreatedSnapshot, json_out: bool) -> None:
                 "created_at": m["created_at"],
                 "files": len(m["files"]) + 1,
                 "bytes": created.total_bytes,
-                "rows": {t: e["rows"] for t, e in m["tables"].items()},
+                "rows": {t: e["rows"] for t, e in m["tables"].items() if "rows" in e},
                 "eee": m["eee"],
                 "previously_recorded_at": created.previous_path,
             }
@@ -193,7 +204,7 @@ def _describe(directory: Path, json_out: bool) -> None:
     from evalhouse.warehouse.snapshot import load_manifest
 
     manifest, _ = load_manifest(directory)
-    tables = {n: e["rows"] for n, e in manifest["tables"].items()}
+    tables = {n: e.get("rows") for n, e in manifest["tables"].items()}
     if json_out:
         emit_json({"snapshot_id": manifest["snapshot_id"], "name": manifest["name"], "rows": tables})
         return
@@ -202,7 +213,7 @@ def _describe(directory: Path, json_out: bool) -> None:
     grid.add_column("table / view")
     grid.add_column("rows", justify="right")
     for name, rows in tables.items():
-        grid.add_row(name, f"{rows:,}")
+        grid.add_row(name, "built on open" if rows is None else f"{rows:,}")
     grid.add_row("snapshot_meta", "1")
     out.print(grid)
     out.print('query it: evalhouse snapshot open DIR --sql "SELECT ..."   or in Python:')

@@ -31,6 +31,7 @@ from evalhouse.pipeline.ledger import (
     last_loading_run,
     loaded_payloads,
     record_run,
+    record_view_decisions,
     run_load,
 )
 from evalhouse.schema.eee import InstanceRecord
@@ -277,6 +278,7 @@ def import_tree(
             identity_from="id",
             after_load=after_load,
             details=details,
+            view_decisions=False,  # recorded once, after the last collection
         )
         if first is None and reader.skipped:
             result = record_run(wh, ctx, "unchanged", [])
@@ -291,4 +293,8 @@ def import_tree(
             result = run_load(wh, ctx, plan)
         summary.runs.append(result)
         summary.unchanged[result.run_id] = reader.skipped
+    loaded = [r for r in summary.runs if r.status not in ("failed", "unchanged")]
+    if loaded:
+        decided = record_view_decisions(wh, loaded[-1].run_id)
+        loaded[-1].decisions = {**loaded[-1].decisions, **decided}
     return summary

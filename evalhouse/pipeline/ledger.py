@@ -75,6 +75,7 @@ class RunContext:
     identity_from: IdentityFrom = "name"  # which model_info field names the artefact (curation.identity)
     after_load: AfterLoad | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    view_decisions: bool = True  # False: the caller records conflict and metric decisions once, later
     run_id: str = ""
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
@@ -150,6 +151,13 @@ def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
         " tier = excluded.tier, organisation = excluded.organisation, homepage = excluded.homepage",
         [row.source_key, row.name, row.kind, row.tier, row.organisation, row.homepage],
     )
+
+
+def record_view_decisions(wh: Warehouse, run_id: str) -> dict[str, int]:
+    """The conflict and canonical-metric decisions of the warehouse as it now stands, in their own
+    transaction, attributed to ``run_id`` (the last run of an import of several collections)."""
+    with wh.transaction() as con:
+        return record_decisions(con, run_id, views=True)
 
 
 def record_skipped(con: duckdb.DuckDBPyConnection, run_id: str, skipped: int) -> None:
@@ -270,7 +278,7 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
             if result.status == "failed":
                 result.error = _why_nothing_loaded(result.report, result.items)
             else:
-                result.decisions = record_decisions(con, ctx.run_id)
+                result.decisions = record_decisions(con, ctx.run_id, views=ctx.view_decisions)
                 result.status = plan.status or result.status
                 if plan.degraded is not None:
                     result.status, result.error = "partial", plan.degraded

@@ -2,14 +2,16 @@
 
 Strict means no NaN/Infinity literals, no duplicate object keys, UTF-8 only. The fast path parses
 with orjson (which already refuses non-finite literals and invalid UTF-8) and proves the absence
-of duplicate keys by counting: every ':' outside a string ends a key, so in a document with no
-``\\u003a`` escape the ':' bytes equal the parsed keys plus the ':' inside parsed strings exactly
-when no key repeats. A document where the counts differ, one with such an escape or with a number
-orjson may have read inexactly (an integer beyond 64 bits), and any document orjson refuses go
-through the standard library's parser with hooks, which gives the exact reason.
+of duplicate keys by counting: every ':' outside a string ends a key, and orjson writes a ':'
+inside a string as itself, so in a document with no ``\\u003a`` escape the ':' bytes of the input
+and of the parsed document written back are equal exactly when no key was dropped as a repeat.
+A document where the counts differ, one with such an escape or with a number orjson may have
+read inexactly (an integer beyond 64 bits), and any document orjson refuses go through the
+standard library's parser with hooks, which gives the exact reason.
 
-A document nested deeper than :data:`MAX_JSON_DEPTH` is refused with that reason (never a
-``RecursionError`` from a parser, the pydantic models or a serialiser further down the load).
+A document nested deeper than :data:`MAX_JSON_DEPTH` is refused with that reason before it is
+written back (orjson refuses to write one deeper than 254 levels) - never a ``RecursionError``
+from a parser, the pydantic models or a serialiser further down the load.
 """
 
 from __future__ import annotations
@@ -55,6 +57,13 @@ def _depth_checked(data: bytes, parsed: Any) -> Any:
     return parsed
 
 
+def _slow_bounded(data: bytes) -> Any:
+    try:
+        return _depth_checked(data, _slow(data))
+    except RecursionError:  # orjson refused it for its depth (over 1,024), and so does the standard parser
+        raise ValueError(f"nested more than {MAX_JSON_DEPTH} levels deep (too deep to parse)") from None
+
+
 def _slow(data: bytes) -> Any:
     def reject_constant(name: str) -> Any:
         raise ValueError(f"non-finite number literal {name} is not valid JSON")
@@ -76,29 +85,9 @@ def _slow(data: bytes) -> Any:
     return json.loads(text, parse_constant=reject_constant, object_pairs_hook=no_duplicates, parse_float=finite_float)
 
 
-#: Beyond this magnitude orjson reads an integer literal as a float; the reference keeps the int.
-_INT_LIMIT = 2.0**63
-
-
-def _colons(value: Any) -> int | None:
-    """Keys plus ':' characters inside keys and strings, over a parsed document (iterative); None
-    when a float is so large that it may have been an integer literal orjson could not hold."""
-    total = 0
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else (item,)
-        if isinstance(item, dict):
-            total += len(item) + sum(key.count(":") for key in item)
-        for child in children:
-            kind = type(child)
-            if kind is str:
-                total += child.count(":")
-            elif kind is dict or kind is list:
-                stack.append(child)
-            elif kind is float and abs(child) >= _INT_LIMIT:
-                return None
-    return total
+#: orjson reads an integer literal beyond 64 bits as a float; such a literal has 19+ digits.
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER = b"0" * 19
 
 
 def strict_json(data: bytes) -> Any:
@@ -106,16 +95,13 @@ def strict_json(data: bytes) -> Any:
     if not data.strip():
         raise ValueError("empty file")
     try:
-        parsed = orjson.loads(data)
+        parsed = _depth_checked(data, orjson.loads(data))
     except orjson.JSONDecodeError:
-        return _depth_checked(data, _slow_bounded(data))  # the precise reason (or what orjson cannot read)
-    if b"\\u003" in data or data.count(b":") != _colons(parsed):
-        return _depth_checked(data, _slow_bounded(data))  # an escaped ':' could hide a duplicate key
-    return _depth_checked(data, parsed)
-
-
-def _slow_bounded(data: bytes) -> Any:
-    try:
-        return _slow(data)
-    except RecursionError:  # orjson refused it for its depth, and so does the standard parser
-        raise ValueError(f"nested more than {MAX_JSON_DEPTH} levels deep (too deep to parse)") from None
+        return _slow_bounded(data)  # raises with the precise reason (or accepts what orjson cannot read)
+    if (
+        b"\\u003" in data  # an escaped ':' could hide a duplicate key from the count
+        or _LONG_NUMBER in data.translate(_DIGITS)  # an integer orjson may have read inexactly
+        or data.count(b":") != orjson.dumps(parsed).count(b":")  # a key was lost: a duplicate
+    ):
+        return _slow_bounded(data)
+    return parsed

@@ -20,14 +20,21 @@ from evalhouse.warehouse.db import first_row
 POLICIES = ("prefer-independent", "prefer-first-party", "prefer-tier", "mean", "latest")
 
 
-def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None) -> dict[str, int]:
-    """Insert new conflict-resolution and canonical-metric decisions; returns how many of each."""
+RUN_DECISIONS = (("supersession", "record_supersessions.sql"),)
+VIEW_DECISIONS = (
+    ("conflict_resolution", "record_conflicts.sql"),
+    ("canonical_metric", "record_metric_choices.sql"),
+)
+
+
+def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None, *, views: bool = True) -> dict[str, int]:
+    """Insert the run's supersessions and, with ``views``, every new or changed conflict resolution
+    and canonical-metric choice of the whole warehouse; returns how many of each.
+
+    The view decisions read ``v_scores_canonical`` over the whole warehouse, so an import of many
+    collections records them once, after its last collection, instead of once per collection."""
     counts = {}
-    for kind, script in (
-        ("supersession", "record_supersessions.sql"),
-        ("conflict_resolution", "record_conflicts.sql"),
-        ("canonical_metric", "record_metric_choices.sql"),
-    ):
+    for kind, script in RUN_DECISIONS + (VIEW_DECISIONS if views else ()):
         before = first_row(con, "SELECT count(*) FROM curation_decision WHERE kind = ?", [kind])[0]
         con.execute(read_sql("evalhouse.warehouse", script), [run_id])
         after = first_row(con, "SELECT count(*) FROM curation_decision WHERE kind = ?", [kind])[0]

@@ -48,7 +48,8 @@ from evalhouse.warehouse.snapshot_manifest import (
 )
 
 FORMAT = "evalhouse-snapshot"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READS_FORMATS = (1, 2)  # 1: every view frozen and the records as a datastore tree only
 MANIFEST = "manifest.json"
 EEE_DIR = "eee"
 PARTITION_BY = {"score": "source_key"}
@@ -61,6 +62,9 @@ EXCLUDED = {
     "analysis_run": "results fitted on a snapshot (they cite its id), not inputs to one",
 }
 EXCLUDED_PREFIXES = ("_", "analysis_")
+#: Views with one row per score: a frozen copy would be another copy of ``score``. They are
+#: recorded (columns, SQL hash) and built from their SQL over the frozen tables on open.
+DERIVED_VIEWS = frozenset({"v_score_current", "v_cell_candidates", "v_provenance"})
 
 
 # -- small helpers --------------------------------------------------------------------------
@@ -135,6 +139,11 @@ class Relation:
     primary_key: list[str]
     partition_by: str | None = None
     sql: str | None = None  # a view's CREATE statement (views() order is dependency order)
+
+    @property
+    def derived(self) -> bool:
+        """A view built on open from its SQL, not written (see :data:`DERIVED_VIEWS`)."""
+        return self.kind == "view" and self.name in DERIVED_VIEWS
 
     @property
     def sql_sha256(self) -> str | None:
@@ -274,6 +283,9 @@ def _relation_entry(rel: Relation, files: dict[str, dict[str, Any]]) -> dict[str
         entry["partition_by"] = rel.partition_by
     if rel.sql_sha256:
         entry["sql_sha256"] = rel.sql_sha256
+    if rel.derived:
+        entry["derived"] = True
+        del entry["rows"]  # not stored: a function of the tables beside it
     return entry
 
 
@@ -350,6 +362,8 @@ def _materialise_views(con: duckdb.DuckDBPyConnection, staging: Path, rels: list
     for rel in rels:
         if rel.kind == "view" and rel.sql:
             con.execute(rel.sql)
+            if rel.derived:
+                continue  # later views read it over the staged tables; it is not written
             _write_relation(con, rel, staging)
             frozen = relation_sql(staging, _staged_entry(rel, staging))
             con.execute(f"CREATE OR REPLACE VIEW {quote_ident(rel.name)} AS {frozen}")
@@ -367,25 +381,46 @@ def _prepare_target(out_dir: Path) -> Path:
     return staging
 
 
-def _export_eee(wh: Warehouse, staging: Path, store: RawStore) -> dict[str, Any]:
-    summary = export_tree(wh, staging / EEE_DIR, store)
-    return {
-        "root": EEE_DIR,
-        "records": summary.written,
-        "samples_files": summary.samples,
-        "skipped": [list(s) for s in summary.skipped],
-    }
+def _export_eee(wh: Warehouse, staging: Path, store: RawStore, *, tree: bool) -> dict[str, Any]:
+    """The records: one JSON Lines file per collection, each record as the warehouse stores it
+    (``evaluation.record``, written as it is), or with ``tree`` the EEE datastore layout."""
+    if tree:
+        summary = export_tree(wh, staging / EEE_DIR, store)
+        return {
+            "root": EEE_DIR,
+            "layout": "datastore",
+            "records": summary.written,
+            "samples_files": summary.samples,
+            "skipped": [list(s) for s in summary.skipped],
+        }
+    root = staging / EEE_DIR
+    root.mkdir()
+    records = 0
+    for (collection,) in wh.con.execute("SELECT DISTINCT collection FROM evaluation ORDER BY 1").fetchall():
+        label = collection or "_none"
+        cursor = wh.con.execute(
+            "SELECT record FROM evaluation WHERE collection IS NOT DISTINCT FROM ? ORDER BY evaluation_id", [collection]
+        )
+        with (root / f"{label}.jsonl").open("w", encoding="utf-8", newline="\n") as fh:
+            while chunk := cursor.fetchmany(5000):
+                fh.writelines(f"{record}\n" for (record,) in chunk)
+                records += len(chunk)
+    return {"root": EEE_DIR, "layout": "jsonl", "records": records, "samples_files": 0, "skipped": []}
 
 
-def create_snapshot(
+def create_snapshot(  # noqa: PLR0913 - the options after the store are keyword-only
     wh: Warehouse,
     out_dir: str | os.PathLike[str],
     store: RawStore,
     *,
     name: str | None = None,
     created_at: datetime | None = None,
+    eee_tree: bool = False,
 ) -> CreatedSnapshot:
     """Freeze the warehouse into ``out_dir`` and record it in the ``snapshot`` table.
+
+    The records go in as one JSON Lines file per collection; ``eee_tree`` writes the EEE datastore
+    layout instead (one file per record, what EEE's own tools read).
 
     The tables, the EEE tree and the manifest's facts are read in one transaction under the
     writer lock the caller holds, so they describe one state; the views are then computed from
@@ -401,7 +436,7 @@ def create_snapshot(
             for rel in rels:
                 if rel.kind == "table":
                     _write_relation(con, rel, staging)
-            eee = _export_eee(wh, staging, store)
+            eee = _export_eee(wh, staging, store, tree=eee_tree)
             facts = warehouse_facts(wh)
         scratch = duckdb.connect()
         try:
@@ -526,8 +561,8 @@ def _linked(root: Path, rel: str) -> bool:
 
 def _manifest_problems(manifest: dict[str, Any], raw: bytes) -> list[str]:
     problems = []
-    if manifest.get("format_version") != FORMAT_VERSION:
-        problems.append(f"format_version {manifest.get('format_version')!r}, this evalhouse reads {FORMAT_VERSION}")
+    if manifest.get("format_version") not in READS_FORMATS:
+        problems.append(f"format_version {manifest.get('format_version')!r}, this evalhouse reads {READS_FORMATS}")
     actual = content_id(manifest)
     if actual != manifest.get("snapshot_id"):
         problems.append(
@@ -673,7 +708,7 @@ def _create_views(con: duckdb.DuckDBPyConnection, root: Path, manifest: dict[str
     keeps meaning one set of values when a later evalhouse changes a view. A view added to
     evalhouse after the snapshot is created from its SQL when the tables it reads are there.
     """
-    frozen = {n: e for n, e in manifest["tables"].items() if e["kind"] == "view"}
+    frozen = {n: e for n, e in manifest["tables"].items() if e["kind"] == "view" and not e.get("derived")}
     for name, entry in frozen.items():
         con.execute(f"CREATE VIEW {quote_ident(name)} AS {relation_sql(root, entry)}")
     for name, sql in views():

@@ -90,7 +90,8 @@ class SnapshotDiff:
 def _attach(con: duckdb.DuckDBPyConnection, schema: str, root: Path, manifest: dict[str, Any]) -> None:
     con.execute(f"CREATE SCHEMA {schema}")
     for name, entry in manifest["tables"].items():
-        con.execute(f"CREATE VIEW {schema}.{quote_ident(name)} AS {relation_sql(root, entry)}")
+        if not entry.get("derived"):  # a derived view is a function of the tables: diffed through them
+            con.execute(f"CREATE VIEW {schema}.{quote_ident(name)} AS {relation_sql(root, entry)}")
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, limit: int | None) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 import evalhouse
 from evalhouse.cli import app
+from evalhouse.config import raw_store_path
 from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse import snapshot as snap
 from evalhouse.warehouse.db import Warehouse, views
@@ -139,8 +140,15 @@ def test_create_writes_the_layout_and_verify_passes(built: tuple[Path, Path]) ->
         recorded = wh.con.execute("SELECT snapshot_id, name, path FROM snapshot").fetchall()
     assert recorded == [(manifest["snapshot_id"], "base", str(s1))]
     assert manifest["registry"]["version"] and manifest["evalhouse_version"] == evalhouse.__version__
-    eee_files = [p for p in manifest["files"] if p.startswith("eee/data/c/org/")]
-    assert len(eee_files) == 3 and manifest["eee"]["records"] == 3
+    assert manifest["eee"]["layout"] == "jsonl" and manifest["eee"]["records"] == 3
+    assert manifest["files"]["eee/c.jsonl"]["rows"] == 3  # one file per collection, a record per line
+    lines = (s1 / "eee" / "c.jsonl").read_text().splitlines()
+    with Warehouse.open(db, read_only=True) as wh:
+        stored = [r[0] for r in wh.con.execute("SELECT record FROM evaluation ORDER BY evaluation_id").fetchall()]
+    assert lines == stored, "each record as the warehouse stores it, not re-serialised"
+    # views with a row per score are not copies: built from their SQL on open
+    for derived in ("v_score_current", "v_cell_candidates", "v_provenance"):
+        assert tables[derived]["derived"] and tables[derived]["files"] == [] and "rows" not in tables[derived]
     assert all(f["sha256"] and f["rows"] >= 0 for f in manifest["files"].values())
     assert "created_at" in manifest and str(s1) not in (s1 / MANIFEST).read_text()
 
@@ -221,7 +229,7 @@ def pick(s1: Path, kind: str) -> str:
         "score parquet": lambda p: p.startswith("score/"),
         "table parquet": lambda p: p.startswith("evaluation/"),
         "view parquet": lambda p: p.startswith("v_scores_canonical/"),
-        "eee json": lambda p: p.startswith("eee/") and p.endswith(".json"),
+        "eee json": lambda p: p.startswith("eee/") and p.endswith(".jsonl"),
     }[kind]
     return next(p for p in sorted(files) if choose(p))
 
@@ -407,10 +415,27 @@ def test_a_failed_create_leaves_nothing_behind(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(snap, "export_tree", broken)
+    monkeypatch.setattr(snap, "_materialise_views", broken)
     with pytest.raises(OSError, match="disk full"):
         freeze(db, tmp_path / "out")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_eee_tree_layout_is_written_on_request_and_opens_the_same(built: tuple[Path, Path], tmp_path: Path) -> None:
+    db, _ = built
+    with Warehouse.open(db) as wh:
+        tree = snap.create_snapshot(wh, tmp_path / "tree", RawStore(raw_store_path(db)), eee_tree=True)
+    manifest = tree.manifest
+    assert manifest["eee"]["layout"] == "datastore" and manifest["eee"]["records"] == 3
+    assert len([p for p in manifest["files"] if p.startswith("eee/data/c/org/")]) == 3
+    assert verify_snapshot(tree.path).ok
+    # derived views give, on open, exactly what the live warehouse's views give
+    con = open_snapshot(tree.path)
+    with Warehouse.open(db, read_only=True) as wh:
+        for view in ("v_score_current", "v_cell_candidates", "v_provenance"):
+            live = wh.con.execute(f"SELECT * FROM {view} ORDER BY ALL").fetchall()
+            assert con.execute(f"SELECT * FROM {view} ORDER BY ALL").fetchall() == live, view
+    con.close()
 
 
 def test_views_are_functions_of_the_tables() -> None:

@@ -1,0 +1,142 @@
+"""The load path as a user runs it: `evalhouse import-eee` in a fresh process, checkpoint included.
+
+For each corpus (generated EEE 0.3.0 trees shaped like the real datastore, see `_corpus.py`):
+10^5 and 10^6 scores (25 results per record) and the real datastore's shape (22,000 records of
+~10 results, one model each), it prints in one run
+
+* wall and CPU seconds, scores/s and peak RSS of `evalhouse import-eee DIR` (a subprocess);
+* the same for an unchanged re-import (target: <= 10% of the first);
+* the EEE project's own validator alone on the same files (`python -m every_eval_ever validate`),
+  and the ratio (target: the import >= 5x faster than validation alone);
+* a plain DuckDB Arrow append of the same number of score rows into a keyed table: the physical
+  floor on this machine;
+* how the import's CPU time grows from 10^5 to 10^6 scores (linear means ~10x).
+
+CPU seconds are the steadier figure on a shared machine. Usage:
+`.venv/bin/python benchmarks/load.py [--sizes 1e5,1e6,datastore] [--keep DIR]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _corpus import write_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+EVALHOUSE = [sys.executable, "-c", "from evalhouse.cli import main; main()"]
+SHAPES = {"1e5": (4_000, 25), "1e6": (40_000, 25), "datastore": (22_000, 10)}
+TARGET_SCORES_PER_S = 50_000
+TARGET_RATIO = 5.0
+TARGET_RSS_MB = 1024
+
+
+def timed(cmd: list[str], cwd: Path | None = None) -> dict[str, float]:
+    """Wall, user+system CPU and peak RSS of one command (GNU time)."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        ["/usr/bin/time", "-f", "%U %S %M", *cmd], cwd=cwd, capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - t0
+    user, system, rss = proc.stderr.strip().splitlines()[-1].split()
+    return {"wall": wall, "cpu": float(user) + float(system), "rss_mb": int(rss) / 1024, "rc": proc.returncode}
+
+
+def arrow_floor(n: int, tmp: Path) -> float:
+    """CPU seconds DuckDB needs to append ``n`` score-like rows from Arrow into a keyed file table."""
+    code = f"""
+import duckdb, pyarrow as pa, time
+n = {n}
+t = pa.table({{"score_id": pa.array(range(n), pa.int64()), "fingerprint": pa.array([f"{{i:064x}}" for i in range(n)]),
+              "evaluation_id": pa.array([f"c/org/m{{i // 25}}/1" for i in range(n)]),
+              "benchmark_id": pa.array([f"b{{i % 25}}" for i in range(n)]),
+              "value": pa.array([i / n for i in range(n)], pa.float64())}})
+con = duckdb.connect("{tmp / "floor.duckdb"}")
+con.execute("CREATE TABLE s (score_id BIGINT PRIMARY KEY, fingerprint TEXT UNIQUE, evaluation_id TEXT,"
+            " benchmark_id TEXT, value DOUBLE)")
+t0 = time.process_time()
+con.register("t", t)
+con.execute("INSERT INTO s SELECT * FROM t")
+con.close()
+print(time.process_time() - t0)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip())
+
+
+def validator(tree: Path) -> dict[str, float] | None:
+    try:
+        import every_eval_ever  # noqa: F401 - optional: the test extra
+    except ImportError:
+        return None
+    files = sorted(str(p.relative_to(tree)) for p in (tree / "data").rglob("*.json"))
+    totals = {"wall": 0.0, "cpu": 0.0, "rss_mb": 0.0}
+    for start in range(0, len(files), 2000):
+        run = timed([sys.executable, "-m", "every_eval_ever", "validate", *files[start : start + 2000]], cwd=tree)
+        totals["wall"] += run["wall"]
+        totals["cpu"] += run["cpu"]
+        totals["rss_mb"] = max(totals["rss_mb"], run["rss_mb"])
+    return totals
+
+
+def bench(name: str, tmp: Path) -> dict[str, float]:
+    records, results = SHAPES[name]
+    tree = tmp / f"tree-{name}"
+    scores = write_corpus(tree, records, results, one_model_each=name == "datastore")
+    db = tmp / f"{name}.duckdb"
+    first = timed([*EVALHOUSE, "--db", str(db), "import-eee", str(tree)])
+    again = timed([*EVALHOUSE, "--db", str(db), "import-eee", str(tree)])
+    check = timed([*EVALHOUSE, "--db", str(db), "stats", "--json"])
+    assert first["rc"] == again["rc"] == check["rc"] == 0, (first, again, check)
+    theirs = validator(tree)
+    floor = arrow_floor(scores, tmp)
+    print(f"\n== {name}: {records:,} records x {results} results = {scores:,} scores")
+    rate = scores / first["cpu"]
+    print(
+        f"import-eee        {first['wall']:7.1f} s wall  {first['cpu']:7.1f} s CPU  "
+        f"{scores / first['wall']:9,.0f} scores/s wall  {rate:9,.0f} scores/s CPU  peak {first['rss_mb']:6.0f} MB"
+        f"   (target >= {TARGET_SCORES_PER_S:,}/s: {rate / TARGET_SCORES_PER_S:.2f}x; <= {TARGET_RSS_MB} MB)"
+    )
+    print(
+        f"re-import         {again['wall']:7.1f} s wall  {again['cpu']:7.1f} s CPU  = {again['cpu'] / first['cpu']:.1%}"
+        " of the first (target <= 10%)"
+    )
+    if theirs:
+        print(
+            f"EEE validator     {theirs['wall']:7.1f} s wall  {theirs['cpu']:7.1f} s CPU  ->  evalhouse is "
+            f"{theirs['cpu'] / first['cpu']:.2f}x faster (CPU; target >= {TARGET_RATIO:.0f}x)"
+        )
+    else:
+        print("EEE validator     not installed (pip install -e '.[test]'): no ratio")
+    print(
+        f"Arrow append      {floor:7.2f} s CPU for the same number of rows (the floor): "
+        f"import = {first['cpu'] / floor:.1f}x"
+    )
+    return {"scores": scores, "cpu": first["cpu"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1e5,1e6,datastore", help="comma-separated: 1e5, 1e6, datastore")
+    parser.add_argument("--keep", type=Path, help="keep the corpora and warehouses in this folder")
+    args = parser.parse_args()
+    tmp = args.keep or Path(tempfile.mkdtemp(prefix="evalhouse-load-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    try:
+        runs = {name: bench(name, tmp) for name in args.sizes.split(",")}
+        if "1e5" in runs and "1e6" in runs:
+            growth = runs["1e6"]["cpu"] / runs["1e5"]["cpu"]
+            print(f"\ngrowth 1e5 -> 1e6 scores: CPU x{growth:.1f} for x10 the scores (linear: ~10)")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    main()

@@ -236,13 +236,7 @@ def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _check_relation(name: object, entry: object) -> None:
-    identifier(name, "table or view name")
-    if not isinstance(entry, dict):
-        raise SnapshotError(f"its entry for {name} is not an object")
-    if entry.get("kind") not in ("table", "view"):
-        raise SnapshotError(f"{name} has kind {str(entry.get('kind'))[:20]!r}, not 'table' or 'view'")
-    columns = entry.get("columns")
+def _check_columns(name: str, columns: object) -> list[str]:
     if not isinstance(columns, list) or not columns or len(columns) > MAX_COLUMNS:
         raise SnapshotError(f"{name} has no well-formed column list (1 to {MAX_COLUMNS} name-and-type pairs)")
     names = []
@@ -251,6 +245,16 @@ def _check_relation(name: object, entry: object) -> None:
             raise SnapshotError(f"{name} has a column that is not a name-and-type pair")
         names.append(identifier(column[0], f"column of {name}"))
         sql_type(column[1])
+    return names
+
+
+def _check_relation(name: object, entry: object) -> None:
+    name = identifier(name, "table or view name")
+    if not isinstance(entry, dict):
+        raise SnapshotError(f"its entry for {name} is not an object")
+    if entry.get("kind") not in ("table", "view"):
+        raise SnapshotError(f"{name} has kind {str(entry.get('kind'))[:20]!r}, not 'table' or 'view'")
+    names = _check_columns(name, entry.get("columns"))
     for key in ("primary_key", "files"):
         if not isinstance(entry.get(key), list):
             raise SnapshotError(f"{name} has no {key!r} list")
@@ -262,7 +266,10 @@ def _check_relation(name: object, entry: object) -> None:
     for rel in entry["files"]:  # a name without a hash in 'files' is verify's to report
         if not isinstance(rel, str) or safe_relpath(rel) is not None:
             raise SnapshotError(f"{name} names a file outside the snapshot folder: {str(rel)[:120]!r}")
-    if not _count(entry.get("rows")):
+    derived = entry.get("derived", False)
+    if not isinstance(derived, bool) or (derived and entry["kind"] != "view"):
+        raise SnapshotError(f"{name} has a malformed 'derived' flag (only a view may be built on open)")
+    if not derived and not _count(entry.get("rows")):  # a view built on open stores no rows
         raise SnapshotError(f"{name} has no row count")
 
 

@@ -44,7 +44,7 @@ def test_every_kind_of_second_writer_is_told_who_holds_the_lock(loaded: Path, tm
     writers = {
         "migrate": ["migrate"],
         "import-eee": ["import-eee", str(tree), "--skip-validation"],
-        "refresh": ["refresh", "--source", "aider-polyglot", "--mirror", str(tmp_path / "nowhere"), "--skip-validation"],
+        "refresh": ["refresh", "--source", "aider-polyglot", "--mirror", str(tmp_path / "none"), "--skip-validation"],
         "ingest": ["ingest", "aider-polyglot", str(tmp_path / "missing.yml"), "--skip-validation"],
         "reparse": ["reparse", "--source", "aider-polyglot", "--skip-validation"],
         "snapshot create": ["snapshot", "create", str(tmp_path / "snap")],

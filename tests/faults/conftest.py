@@ -62,6 +62,7 @@ def figures() -> Figures:
     return FIGURES
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m selects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
     for item in items:

@@ -72,12 +72,15 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     if kind == "categories":
         try:
             doc = json.loads(text)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise ParseError(f"categories_{release}.json is not JSON: {exc}") from exc
         if not isinstance(doc, dict) or not all(isinstance(v, list) for v in doc.values()):
             raise LayoutChanged(f"layout changed: categories_{release}.json is not {{category: [tasks]}}")
         return
-    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    try:
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise ParseError(f"the LiveBench table is not readable CSV: {exc}") from exc
     if not rows:
         raise EmptyPlaceholder(f"empty placeholder: table_{release}.csv has no rows")
     if "model" not in rows[0]:

@@ -12,6 +12,7 @@ Usage: ``.venv/bin/python benchmarks/faults.py [extra pytest args]`` (``-k snaps
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -50,9 +51,8 @@ def main(args: list[str]) -> int:
         print(f"    survival ratio now / baseline: {(survived / tried) / (base_ok / base_n):.2f}")
     for area, (ok, n) in figures["faults_by_area"].items():
         print(f"    {area:<44} {ok} / {n}")
-    print(
-        f"  kill -9 trials consistent    {consistent} / {kills}   (baseline {BASELINE['kills'][0]} / {BASELINE['kills'][1]})"
-    )
+    base_kills = f"(baseline {BASELINE['kills'][0]} / {BASELINE['kills'][1]})"
+    print(f"  kill -9 trials consistent    {consistent} / {kills}   {base_kills}")
     for target, (ok, n) in figures["kill_by_target"].items():
         print(f"    {target:<44} {ok} / {n}")
     print("  inputs fuzzed per parser")
@@ -71,8 +71,6 @@ def _share(ok: int, n: int) -> str:
 
 
 def _env() -> dict[str, str]:
-    import os
-
     return dict(os.environ)
 
 

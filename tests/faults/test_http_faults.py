@@ -185,8 +185,12 @@ def _case(night: Night, source: str, fault: Fault | None, bodies: dict[str, list
     return not problems, "; ".join(problems), lost
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("source", SOURCES)
+PINNED = ("epoch-benchmarks", "artificial-analysis")
+
+
+@pytest.mark.parametrize(
+    "source", [s if s in PINNED else pytest.param(s, marks=pytest.mark.slow) for s in SOURCES]
+)  # the two pinned exports by default; the twelve boards are the slow part
 def test_every_fault_against_one_source(night: Night, shared: Path, source: str, figures) -> None:
     urls = night.urls[source]
     primary = night.primary[source]
@@ -195,9 +199,7 @@ def test_every_fault_against_one_source(night: Night, shared: Path, source: str,
         # network faults hit the first page fetched; a unit switch rescales every page the source reads
         targets = urls if "unit switch" in fault.name else [primary]
         bodies = {u: fault.make(night.live[u], Context(_path(u), night.other.url)) for u in targets}
-        t0 = time.monotonic()
         ok, why, lost = _case(night, source, fault, bodies)
-        print(f"{source} / {fault.name}: {'ok' if ok else why} ({time.monotonic() - t0:.1f}s)")
         figures.fault(f"http {source}", fault.name, ok, why)
         figures.rows_lost += lost
         if not ok:

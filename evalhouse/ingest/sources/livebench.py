@@ -86,6 +86,15 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     if "model" not in rows[0]:
         raise LayoutChanged(f"layout changed: table_{release}.csv has no 'model' column")
     for n, row in enumerate(rows, start=1):
+        if None in row:  # csv.DictReader keeps the fields past the header under the key None
+            extra = len(row[None]) if isinstance(row[None], list) else 1
+            cells = {k if k is not None else "(past the header)": v for k, v in row.items()}
+            yield ParseFailure(
+                f"table_{release}.csv row {n}",
+                f"row has {extra} more field(s) than the header",
+                common.row_payload(cells),
+            )
+            continue
         yield from _row(row, release, f"table_{release}.csv row {n}", meta)
 
 

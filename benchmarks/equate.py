@@ -25,9 +25,13 @@ from scipy.optimize import least_squares
 from scipy.special import expit
 from scipy.stats import rankdata
 
-from evalhouse.analytics.equate import CharacteristicCurveEquating, simulate_2pl
+from evalhouse.analytics.bob.lobo import eligible_rows
+from evalhouse.analytics.equate.curves import CharacteristicCurveEquating
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))  # the synthetic 2PL generator lives with the tests
+from synthetic import aa_frames_from_csv, simulate_2pl  # noqa: E402
+
 SHARED = Path(os.environ.get("EVALHOUSE_SHARED", REPO.parent / "shared"))
 AA_CSV = SHARED / "datasets" / "artificial-analysis-2026-07-06" / "aa_models_raw_parsed.csv"
 
@@ -105,10 +109,7 @@ def main() -> int:
     args = parser.parse_args()
 
     if AA_CSV.is_file():
-        from evalhouse.analytics.evaluate_bob import eligible_rows
-        from evalhouse.analytics.paper004 import read_aa_csv
-
-        wide, _ = read_aa_csv(AA_CSV)
+        wide, _ = aa_frames_from_csv(AA_CSV)
         wide = eligible_rows(wide, 5)
         est, t_fast = timed(CharacteristicCurveEquating().fit, wide)
         ref, t_naive = timed(naive_equating, wide.loc[est.models_, list(est.benchmarks_)])

@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from evalhouse.analytics.parallel import simulate_eigenvalues, simulate_eigenvalues_loop
+from evalhouse.analytics.factor.learners import LEARNERS
+from evalhouse.analytics.factor.parallel import simulate_eigenvalues, simulate_eigenvalues_loop
+from evalhouse.analytics.reproduce.paper000 import reproduce_paper000
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))  # the AA CSV test helper lives with the tests
+from synthetic import aa_frames_from_csv  # noqa: E402
+
 SHARED = Path(os.environ.get("EVALHOUSE_SHARED", REPO.parent / "shared"))
 AA_CSV = SHARED / "datasets" / "artificial-analysis-2026-07-06" / "aa_models_raw_parsed.csv"
 
@@ -43,10 +49,6 @@ def bench_paper000(all_learners: bool, n_jobs: int | None) -> None:
     if not AA_CSV.is_file():
         print(f"paper-000 pipeline skipped: {AA_CSV} not found (set EVALHOUSE_SHARED)")
         return
-    from evalhouse.analytics.aa_frames import aa_frames_from_csv
-    from evalhouse.analytics.paper000 import reproduce_paper000
-    from evalhouse.analytics.predict import LEARNERS
-
     learners = LEARNERS if all_learners else ("ridge",)
     t0 = time.perf_counter()
     wide, meta = aa_frames_from_csv(AA_CSV)

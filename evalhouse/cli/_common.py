@@ -22,6 +22,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from evalhouse.common.jsonable import dumps
 from evalhouse.config import resolve_db_path
@@ -68,7 +69,7 @@ def emit_json(payload: Any) -> None:
 
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print a one-line error and return the Exit to raise (``raise fail(...)``)."""
-    console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True)
     return typer.Exit(code)
 
 

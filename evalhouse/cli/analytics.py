@@ -1,29 +1,31 @@
 """Analysis commands: the `analyze` and `reproduce` groups, `compare` and `report`.
 
 The commands themselves live beside their analyses (``factor_commands``: EFA, the factor grid,
-paper 000; ``equate_commands``: equating, task comparison, paper 004); this module makes the
-groups and the HTML report that gathers both.
+paper 000; ``equate_commands``: equating, task comparison, paper 004, the ECI); this module makes
+the groups and the HTML report that gathers both. Every command calls one
+:mod:`evalhouse.analytics.runs` function; the shared rules are in :mod:`evalhouse.cli._analysis`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from evalhouse.cli._common import JsonFlag, db_path, emit_json, fail, out
-from evalhouse.warehouse.db import Warehouse, WarehouseError
+from evalhouse.cli._analysis import RecordFlag, run, target, with_rules
+from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, out
 
 
+@with_rules()
 def report(
     ctx: typer.Context,
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the HTML page.")] = Path(
         "reports/evalhouse.html"
     ),
-    snapshot: Annotated[
-        Path | None, typer.Option(help="Report on this snapshot directory instead of the warehouse.")
-    ] = None,
+    snapshot: SnapshotOption = None,
+    db: DbOption = None,
+    record: RecordFlag = True,
     json_out: JsonFlag = False,
 ) -> None:
     """Write a self-contained HTML report (figures embedded as PNG) of the analyses.
@@ -31,28 +33,19 @@ def report(
     Sections: the factor structure of the Artificial Analysis snapshot (scree with the
     parallel-analysis curve, loadings raw vs date-adjusted, first-factor score vs release date,
     the prediction ladder's dMSE forest plot) and the equated ability scale of the Epoch hub
-    (theta vs release date, benchmark characteristic curves). Sections whose data is not in the
-    warehouse say so instead of failing.
+    (theta vs release date with CIs, benchmark characteristic curves). Sections whose data is not
+    in the input say so instead of failing. Every fit behind a section is recorded.
     """
-    from evalhouse.analytics.report import write_report
+    from evalhouse.analytics import runs
 
-    try:
-        if snapshot is not None:
-            from evalhouse.warehouse.snapshot import open_snapshot
+    read, into = target(ctx, db, record)
+    run(lambda: runs.report(output, db=read, snapshot=snapshot, record_into=into), _print_report, json_out)
 
-            con = open_snapshot(snapshot)
-            summary = write_report(con, output, writable=None)
-        else:
-            with Warehouse.open(db_path(ctx)) as wh:
-                summary = write_report(wh.con, output, writable=wh)
-    except WarehouseError as exc:
-        raise fail(str(exc)) from exc
-    if json_out:
-        emit_json(summary)
-    else:
-        out.print(f"wrote {output} ({summary['bytes']:,} bytes, {len(summary['sections'])} sections)")
-        for section in summary["sections"]:
-            out.print(f"  {section['title']}: {section['status']}")
+
+def _print_report(summary: dict[str, Any]) -> None:
+    out.print(f"wrote {summary['output']} ({summary['bytes']:,} bytes, {len(summary['sections'])} sections)")
+    for section in summary["sections"]:
+        out.print(f"  {section['title']}: {section['status']}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,38 +1,22 @@
 """Paper 004 commands: ``compare``, ``analyze equate``, ``analyze equate-hub``, ``reproduce paper-004``.
 
-Thin wrappers: the analyses live in :mod:`evalhouse.analytics.equate_api` and
-:mod:`evalhouse.analytics.hub_equating`; this module opens the warehouse (or a snapshot), calls
-them, and prints rich tables or ``--json``.
+Each parses its options, calls one :mod:`evalhouse.analytics.runs` function and prints the result
+(rich tables, or ``--json``); the rules for input, pin, recording and exit codes are in
+:mod:`evalhouse.cli._analysis`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-import duckdb
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
+from evalhouse.cli._analysis import RecordFlag, num, run, target, with_rules
+from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, out
 
-SnapshotOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--snapshot", help="Read this verified snapshot folder instead of the warehouse (nothing is recorded)."
-    ),
-]
-RecordOpt = Annotated[
-    bool,
-    typer.Option(
-        "--record/--no-record",
-        help="Record the fit in analysis_run (+ result tables) and cache embeddings; --no-record opens the "
-        "warehouse read-only.",
-    ),
-]
 EncoderOpt = Annotated[
     str,
     typer.Option(
@@ -41,56 +25,11 @@ EncoderOpt = Annotated[
         "(fitted on the benchmark texts) or sentence-transformers (optional extra, local weights only).",
     ),
 ]
-
-
-def _errors() -> tuple[type[BaseException], ...]:
-    from evalhouse.analytics.embed import EncoderUnavailableError
-    from evalhouse.analytics.equate_api import AnalysisDataMissing
-    from evalhouse.analytics.texts import MissingTextError
-    from evalhouse.warehouse.db import WarehouseError
-    from evalhouse.warehouse.snapshot import SnapshotError
-
-    return (
-        AnalysisDataMissing,
-        EncoderUnavailableError,
-        MissingTextError,
-        SnapshotError,
-        WarehouseError,
-        ValueError,
-        duckdb.Error,
-        OSError,
-    )
-
-
-@contextmanager
-def _connection(ctx: typer.Context, snapshot: Path | None, record: bool) -> Iterator[tuple[Any, bool]]:
-    """``(con, writable)``: a snapshot (read-only), or the warehouse (writer when recording)."""
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.snapshot import open_snapshot
-
-    if snapshot is not None:
-        con = open_snapshot(snapshot)
-        try:
-            yield con, False
-        finally:
-            con.close()
-        return
-    path = db_path(ctx)
-    if not path.exists():
-        raise fail(f"no warehouse at {path}: run 'evalhouse migrate' or 'evalhouse refresh' first")
-    with Warehouse.open(path, read_only=not record) as wh:
-        yield wh.con, record
-
-
-def _f(value: Any, digits: int = 3) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
+_f = num
 
 
 # ---------------------------------------------------------------------- compare
+@with_rules()
 def compare(
     ctx: typer.Context,
     task: Annotated[
@@ -119,8 +58,9 @@ def compare(
     bandwidth: Annotated[
         float, typer.Option("--bandwidth", help="Field scale h as a multiple of the median description distance.")
     ] = 0.45,
-    snapshot: SnapshotOpt = None,
-    record: RecordOpt = True,
+    snapshot: SnapshotOption = None,
+    db: DbOption = None,
+    record: RecordFlag = True,
     json_out: JsonFlag = False,
 ) -> None:
     """Rank models for a task described in words (Balance of Benchmarks, paper 004).
@@ -132,34 +72,30 @@ def compare(
     model's task score is theta plus its support-shrunk residual on the benchmarks near the task
     (BoB-Support, beta = P/(P+1)).
 
-    Population: the Artificial Analysis configurations in the warehouse (the snapshot the method
-    was designed on) with >= 5 of the benchmarks observed. Prints the ranking with theta, task
-    score and support, the nearest benchmarks, and the biggest rank movers relative to theta.
-    When the warehouse is writable the vectors are cached in 'embedding' and the fit is recorded
-    (analysis_run kind task_comparison, with the encoder's name, revision and dimension).
+    Population: the Artificial Analysis configurations (the snapshot the method was designed on)
+    with >= 5 of the benchmarks observed. Prints the ranking with theta, task score and support,
+    the nearest benchmarks, and the biggest rank movers relative to theta. Recorded: analysis_run
+    (kind task_comparison, with the encoder's name, revision and dimension), analysis_theta,
+    analysis_curve, analysis_quantity, and the vectors in 'embedding'.
     """
-    from evalhouse.analytics.equate_api import compare_models
+    from evalhouse.analytics import runs
 
-    if not task.strip():
-        raise fail("empty task: describe the task in words, e.g. --task 'agentic software engineering in a terminal'")
-    try:
-        with _connection(ctx, snapshot, record) as (con, writable):
-            result = compare_models(
-                con,
-                task,
-                top=top,
-                encoder=encoder,
-                benchmarks=benchmarks,
-                as_is=as_is,
-                bandwidth=bandwidth,
-                writable=writable,
-            )
-    except _errors() as exc:
-        raise fail(escape(str(exc))) from exc
-    if json_out:
-        emit_json(result)
-        return
-    _print_compare(result)
+    read, into = target(ctx, db, record)
+    run(
+        lambda: runs.compare(
+            task,
+            db=read,
+            snapshot=snapshot,
+            record_into=into,
+            top=top,
+            encoder=encoder,
+            benchmarks=benchmarks,
+            as_is=as_is,
+            bandwidth=bandwidth,
+        ),
+        _print_compare,
+        json_out,
+    )
 
 
 def _print_compare(r: dict[str, Any]) -> None:
@@ -220,19 +156,21 @@ def _print_compare(r: dict[str, Any]) -> None:
             "benchmark is specifically about this task; read the ranking as theta adjusted by loosely "
             "related benchmarks"
         )
-    if r["analysis_id"]:
-        console.print(f"recorded analysis {r['analysis_id']} (analysis_run, analysis_theta, analysis_curve)")
 
 
 # ---------------------------------------------------------------------- analyze equate
+@with_rules(csv_only=True)
 def equate(
+    ctx: typer.Context,
     input_path: Annotated[
         Path,
-        typer.Option("--input", "-i", help="Long CSV with columns model,benchmark,score (higher is better)."),
+        typer.Option("--input", "-i", exists=True, dir_okay=False, help="Long CSV with columns model,benchmark,score."),
     ],
     min_observed: Annotated[
         int, typer.Option("--min-observed", min=1, help="Models with fewer fitted benchmarks get theta null.")
-    ] = 3,
+    ] = 4,
+    db: DbOption = None,
+    record: RecordFlag = True,
     json_out: JsonFlag = False,
 ) -> None:
     """Equate benchmark scores onto one ability scale with characteristic curves (paper 004 §3.1).
@@ -241,26 +179,22 @@ def equate(
     higher-is-better and may have any range. Each benchmark is min-max normalised over the observed
     scores of the fitted models (0 = lowest, 1 = highest observed), then every benchmark gets a
     two-parameter logistic curve f(theta) = 1/(1+exp(-a(theta-b))) with residual scale sigma and
-    every model one standardised ability theta (6 alternating rounds, robust weights from round 2).
+    every model one standardised ability theta with its standard error, alternating curves and
+    abilities until no theta moves by more than 0.001 (every benchmark weighs equally; a benchmark
+    needs >= 5 models).
 
-    Handling of awkward input: a blank or NA score means not observed; a benchmark with one
-    distinct value (or fewer than 3 models) is left out and listed with the reason; a model with
-    fewer than --min-observed fitted benchmarks is listed with theta null and the reason.
-    Errors (exit 1): missing columns, a non-numeric score, duplicate model/benchmark rows, all
-    scores equal, nothing left to fit.
+    Awkward input: a blank or NA score means not observed; a benchmark with one distinct value (or
+    too few models) is left out and listed with the reason; a model with fewer than
+    --min-observed fitted benchmarks is listed with theta null and the reason. Missing columns, a
+    non-numeric score, duplicate model/benchmark rows or nothing left to fit exit 2.
     """
-    from evalhouse.analytics.equate import EquatingInputError
-    from evalhouse.analytics.equate_api import equate_csv
+    from evalhouse.analytics import runs
 
-    if not input_path.is_file():
-        raise fail(f"no such file: {input_path}")
-    try:
-        result = equate_csv(input_path, min_observed=min_observed)
-    except (EquatingInputError, ValueError, OSError) as exc:
-        raise fail(escape(str(exc))) from exc
-    if json_out:
-        emit_json(result)
-        return
+    _, into = target(ctx, db, record)
+    run(lambda: runs.equate_csv(input_path, db=into, min_observed=min_observed), _print_equate, json_out)
+
+
+def _print_equate(result: dict[str, Any]) -> None:
     s = result["summary"]
     out.print(
         f"{s['n_fitted']} of {s['n_models']} models equated on {s['n_benchmarks']} benchmarks "
@@ -285,7 +219,7 @@ def equate(
         console.print(f"left out {escape(b['benchmark'])}: {escape(b['reason'])}", highlight=False)
 
 
-# ---------------------------------------------------------------------- analyze equate-hub
+@with_rules()
 def equate_hub(
     ctx: typer.Context,
     source: Annotated[
@@ -303,36 +237,38 @@ def equate_hub(
     ] = "best_default",
     min_observed: Annotated[
         int, typer.Option("--min-observed", min=1, help="Models with fewer fitted benchmarks get theta null.")
-    ] = 3,
+    ] = 4,
     top: Annotated[int, typer.Option("--top", min=1, help="Models listed in the table (JSON lists all).")] = 20,
-    snapshot: SnapshotOpt = None,
-    record: RecordOpt = True,
+    snapshot: SnapshotOption = None,
+    db: DbOption = None,
+    record: RecordFlag = True,
     json_out: JsonFlag = False,
 ) -> None:
     """Put every model of the Epoch AI Benchmarking Hub on one ability scale (paper 004 §3.1).
 
-    Input: the canonical higher-is-better value (v_matrix_long) of each configuration the source
-    reported, on each non-composite benchmark the source reported. Scores are min-max normalised
-    per benchmark; each benchmark gets a characteristic curve (a, b, sigma), each model a
-    standardised theta. Models with fewer than --min-observed fitted benchmarks keep theta null
-    with the reason. Epoch's own Capabilities Index (a published equating, so not an input) is
-    compared with theta where both exist (Spearman, Kendall). The run is written to analysis_run,
-    analysis_theta (every model) and analysis_curve (every benchmark).
+    Input cells: each configuration the source reported, on each non-composite benchmark the
+    source reported. Scores are min-max normalised per benchmark; each benchmark gets a
+    characteristic curve (a, b, sigma), each model a standardised theta. Models with fewer than
+    --min-observed fitted benchmarks keep theta null with the reason. Epoch's own Capabilities
+    Index (a published equating, so not an input) is compared with theta where both exist
+    (Spearman, Kendall). Recorded: analysis_run, analysis_theta (every model), analysis_curve.
     """
-    from evalhouse.analytics.hub_equating import equate_hub as fit_hub
-    from evalhouse.analytics.hub_equating import record_hub
+    from evalhouse.analytics import runs
 
-    try:
-        with _connection(ctx, snapshot, record) as (con, writable):
-            hub = fit_hub(con, source_key=source, level=level, aggregate=aggregate, min_observed=min_observed)
-            analysis_id = record_hub(con, hub) if writable else None
-    except _errors() as exc:
-        raise fail(escape(str(exc))) from exc
-    result = hub.to_dict() | {"analysis_id": analysis_id}
-    if json_out:
-        emit_json(result)
-        return
-    _print_hub(result, top)
+    read, into = target(ctx, db, record)
+    run(
+        lambda: runs.equate_hub(
+            db=read,
+            snapshot=snapshot,
+            record_into=into,
+            source=source,
+            level=level,
+            aggregate=aggregate,
+            min_observed=min_observed,
+        ),
+        lambda r: _print_hub(r, top),
+        json_out,
+    )
 
 
 def _print_hub(r: dict[str, Any], top: int) -> None:
@@ -368,17 +304,23 @@ def _print_hub(r: dict[str, Any], top: int) -> None:
     out.print(bench)
     for b in r["excluded_benchmarks"]:
         console.print(f"left out {escape(b['benchmark'])}: {escape(b['reason'])}", highlight=False)
-    if r["analysis_id"]:
-        console.print(f"recorded analysis {r['analysis_id']} (analysis_run, analysis_theta, analysis_curve)")
 
 
 # ---------------------------------------------------------------------- reproduce paper-004
+@with_rules(csv=True, reproduction=True)
 def paper_004(
     ctx: typer.Context,
     input_path: Annotated[
-        Path,
-        typer.Option("--input", "-i", help="The AA parsed CSV (../shared/datasets/artificial-analysis-2026-07-06/…)."),
-    ],
+        Path | None,
+        typer.Option(
+            "--input",
+            "-i",
+            exists=True,
+            dir_okay=False,
+            help="The AA parsed CSV (../shared/datasets/artificial-analysis-2026-07-06/…), ingested through the "
+            "real parser, curation and checkpoint into a scratch warehouse.",
+        ),
+    ] = None,
     encoder: EncoderOpt = "wordllama",
     benchmarks: Annotated[
         str, typer.Option("--benchmarks", help="paper: the paper's benchmarks present in the CSV; all: every column.")
@@ -393,60 +335,49 @@ def paper_004(
     ] = True,
     shuffles: Annotated[
         int, typer.Option("--shuffles", min=0, help="Shuffled-description draws (paper: 200); 0 skips.")
-    ] = 0,
+    ] = 20,
     stress: Annotated[
         bool, typer.Option("--stress", help="Also run the copied-listing and population-shift stress tests.")
     ] = False,
+    snapshot: SnapshotOption = None,
+    db: DbOption = None,
+    record: RecordFlag = True,
     json_out: JsonFlag = False,
 ) -> None:
     """Reproduce paper 004's Artificial Analysis leave-one-benchmark-out comparison.
 
-    The CSV is ingested with the artificial-analysis parser, curation and checkpoint into a
-    scratch warehouse (or into the warehouse named by an explicit global --db, where the run is
-    then recorded: analysis_run kind reproduction plus analysis_quantity rows). For every
-    benchmark held out, BoB-Support predicts it from the others' density-weighted curves and its
-    description; level = Spearman with the held-out score, profile = the same after removing a
-    quadratic in theta. Printed next to each baseline (theta alone, uniform mean, nearest
-    benchmark, first PC, GLS weights, the published AA index) and the paper's 0.904 / 0.484, with
-    paired one-sided Wilcoxon tests over folds, Holm-adjusted.
+    For every benchmark held out, BoB-Support predicts it from the others' density-weighted curves
+    and its description; level = Spearman with the held-out score, profile = the same after
+    removing a quadratic in theta. Printed next to each baseline (theta alone, uniform mean,
+    nearest benchmark, first PC, GLS weights, the published AA index) and the paper's values
+    (evalhouse/analytics/reproduce/paper004.yaml), with paired one-sided Wilcoxon tests over
+    folds, Holm-adjusted. Exit 1 when BoB's profile is not above both theta alone and the uniform
+    mean.
 
-    The CSV's columns differ from the paper's 14: nine are shared (AIME, AIME'25, MATH-500,
-    MMLU-Pro and LiveCodeBench are absent; AA-Omniscience, CritPt, MMMU-Pro, APEX-Agents and GDPval
-    are extra), the snapshot is the 2026-07-06 page rather than the 2026-09-03 API, and the encoder
-    is WordLlama rather than Qwen3-Embedding-8B, so the ordering should reproduce, not every digit.
+    The snapshot's columns differ from the paper's 14 (nine are shared), it is the 2026-07-06 page
+    rather than the 2026-09-03 API, and the encoder is WordLlama rather than Qwen3-Embedding-8B, so
+    the ordering should reproduce, not every digit. Recorded: analysis_run (kind reproduction) and
+    analysis_quantity.
     """
-    from evalhouse.analytics.equate_api import reproduce_paper004_frames
-    from evalhouse.analytics.frames import aa_frames
-    from evalhouse.pipeline.scratch import IngestFailed, ingested
+    from evalhouse.analytics import runs
 
-    if not input_path.is_file():
-        raise fail(f"no such file: {input_path}")
-    explicit_db = (ctx.find_root().obj or {}).get("db")
-    db = db_path(ctx) if explicit_db else None
-    try:
-        with ingested("artificial-analysis", input_path, db=db) as (wh, _):
-            wide, meta = aa_frames(wh.con)
-            result = reproduce_paper004_frames(
-                wide,
-                meta,
-                encoder=encoder,
-                benchmarks=benchmarks,
-                compare_all=compare_all,
-                inner=inner,
-                n_shuffles=shuffles,
-                stress=stress,
-                con=wh.con,
-                writable=True,
-            )
-    except IngestFailed as exc:
-        raise fail(escape(str(exc))) from exc
-    except _errors() as exc:
-        raise fail(escape(str(exc))) from exc
-    result["recorded_in"] = str(db) if db is not None else None
-    if json_out:
-        emit_json(result)
-        return
-    _print_paper004(result)
+    read, into = target(ctx, db, record)
+    run(
+        lambda: runs.reproduce_paper004(
+            db=read,
+            input_path=input_path,
+            snapshot=snapshot,
+            record_into=into,
+            encoder=encoder,
+            benchmarks=benchmarks,
+            compare_all=compare_all,
+            inner=inner,
+            n_shuffles=shuffles,
+            stress=stress,
+        ),
+        _print_paper004,
+        json_out,
+    )
 
 
 def _lobo_tables(lobo: dict[str, Any], paper: dict[str, Any], title: str) -> None:
@@ -508,13 +439,23 @@ def _print_paper004(r: dict[str, Any]) -> None:
         cols = r["all_columns"]["benchmarks"]
         _lobo_tables(r["all_columns"], r["paper"], f"LOBO on every usable column ({len(cols)})")
     c = r["checks"]
-    verdict = "[green]holds[/]" if c["profile_above_theta"] and c["profile_above_uniform"] else "[red]fails[/]"
+    holds = c["profile_above_theta"] and c["profile_above_uniform"] and not c["density"]["inert"]
+    verdict = "[green]holds[/]" if holds else "[red]fails[/]"
     out.print(
         f"acceptance {verdict}: profile above theta alone {c['profile_above_theta']} (p {c['p_vs_theta']:.4f}), "
         f"above the uniform mean {c['profile_above_uniform']} (p {c['p_vs_uniform']:.4f}), level within 0.05 of "
         f"0.904 {c['level_within_0.05_of_paper']}",
         highlight=False,
     )
+    d = c["density"]
+    say(
+        f"density weights: v from {d['v_min']:.3f} to {d['v_max']:.3f} (ratio {d['v_ratio']:.2f}); BoB profile "
+        f"{d['profile_bob']:.3f} vs {d['profile_flat_u1']:.3f} with u = 1"
+    )
+    if d["inert"]:
+        console.print(f"[bold red]{escape(d['message'])}[/]", highlight=False)
+    say(f"BoB-Support beats theta alone: {c['beats_theta_alone']}")
+    say(f"BoB-Support beats the uniform mean: {c['beats_uniform_mean']}")
     if "shuffled" in r:
         s = r["shuffled"]
         say(
@@ -527,13 +468,88 @@ def _print_paper004(r: dict[str, Any]) -> None:
             f"copied listings: max rank displacement BoB {s['bob_max']:.1f}, flat {s['flat_max']:.1f}, "
             f"uniform {s['uniform_max']:.1f} (paper: BoB 16.0, equal weighting 98.9)"
         )
-    if r["recorded_in"]:
-        console.print(f"recorded analysis {r['analysis_id']} in {r['recorded_in']}")
-    else:
-        console.print("ran in a scratch warehouse (pass the global --db PATH to keep the ingest and the record)")
+
+
+# ---------------------------------------------------------------------- analyze eci
+@with_rules()
+def eci(
+    ctx: typer.Context,
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples of the observation cells for the 90% CIs.")
+    ] = 100,
+    random_state: Annotated[int, typer.Option("--random-state", help="Seed of the folds and the bootstrap.")] = 0,
+    compare: Annotated[
+        bool,
+        typer.Option("--compare/--no-compare", help="Also fit Epoch's plain objective and the variants, held out."),
+    ] = True,
+    top: Annotated[int, typer.Option("--top", min=1, help="Models listed in the table (JSON lists all).")] = 20,
+    snapshot: SnapshotOption = None,
+    db: DbOption = None,
+    record: RecordFlag = True,
+    json_out: JsonFlag = False,
+) -> None:
+    """A capabilities index on Epoch's ECI scale from the Epoch hub's own cells (never its published ECI).
+
+    Epoch's method with the published file withheld: the hub's cells only (other sources' rows never
+    enter), composites excluded, the best score per configuration over setups; rows of models released
+    before 2023 dropped; each benchmark normalised (x - random baseline) / (ceiling - baseline), clipped,
+    log-scaled for unbounded metrics or excluded, superseded benchmarks dropped, >= 4 benchmarks per
+    model, >= 5 models per benchmark (the benchmark registry with its citations:
+    evalhouse/analytics/equate/eci_benchmarks.yaml). One joint fit of p = sigmoid(alpha_b (C_m - D_b))
+    by regularised least squares, Winogrande fixed at D = 0, alpha = 1, iterated to a stated tolerance,
+    rescaled so Claude 3.5 Sonnet = 130 and GPT-5 = 150; the penalties are chosen by cross-validation
+    inside the training cells. EDI = a benchmark's difficulty on the ECI scale; 90% CIs from a bootstrap
+    over observation cells (seeded). heldout_rmse: RMSE on proportions of 5-fold held-out cells; the
+    same is computed for Epoch's plain objective and the variants tried (printed table; recorded).
+
+    JSON: {"models": [{"model", "group", "eci", "ci_low", "ci_high", "n_benchmarks"}],
+    "benchmarks": [{"benchmark", "edi", "slope"}], "heldout_rmse", "iterations"}; one row per source
+    model name ("Model version"), carrying its group's score.
+    """
+    from evalhouse.analytics import runs
+
+    read, into = target(ctx, db, record)
+    run(
+        lambda: runs.eci(
+            db=read,
+            snapshot=snapshot,
+            record_into=into,
+            n_bootstrap=bootstrap,
+            random_state=random_state,
+            compare=compare,
+        ),
+        lambda r: _print_eci(r, top),
+        json_out,
+    )
+
+
+def _print_eci(r: dict[str, Any], top: int) -> None:
+    extra = r.get("extra", {})
+    out.print(
+        f"{len(r['models'])} models on {len(r['benchmarks'])} benchmarks; {r['iterations']} iterations, final change "
+        f"{extra.get('final_change', float('nan')):.1e} ECI points; "
+        f"penalties (abilities, items) {extra.get('penalty')}",
+        highlight=False,
+    )
+    table = Table(title=f"capabilities index (top {min(top, len(r['models']))} of {len(r['models'])})")
+    for col in ("#", "model", "ECI", "90% CI", "benchmarks"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for i, m in enumerate(r["models"][:top], 1):
+        table.add_row(
+            str(i), escape(m["model"]), _f(m["eci"], 1), f"{m['ci_low']:.1f}-{m['ci_high']:.1f}", str(m["n_benchmarks"])
+        )
+    out.print(table)
+    if extra.get("comparison"):
+        cmp = Table(title="held-out RMSE on proportions (5 folds over cells, same folds for every row)")
+        for col in ("objective", "held-out RMSE", "cells"):
+            cmp.add_column(col, justify="left" if col == "objective" else "right")
+        for c in extra["comparison"]:
+            cmp.add_row(c["variant"], _f(c["heldout_rmse"], 4), str(c["n_cells"]))
+        out.print(cmp)
 
 
 def register(analyze: typer.Typer, reproduce: typer.Typer, app: typer.Typer) -> None:
+    analyze.command("eci")(eci)
     analyze.command("equate")(equate)
     analyze.command("equate-hub")(equate_hub)
     reproduce.command("paper-004")(paper_004)

@@ -1,12 +1,8 @@
 """Factor-analysis commands: ``analyze efa``, ``analyze factor-grid``, ``reproduce paper-000``.
 
-Thin wrappers over :mod:`evalhouse.analytics.factor_runs`: parse the options, run, print a rich
-table (or ``--json``), record the fit in ``analysis_run``. Exit codes: 0 fine; 1 the analysis ran
-but failed (a paper quantity out of tolerance, a factor model that would not fit); 2 the input is
-not usable (unreadable or invalid CSV, no data for the source, not a snapshot).
-
-``--db``: the root option (``evalhouse --db PATH analyze ...``) and the command's own ``--db``
-mean the same; giving both with different paths is an error.
+Each parses its options, calls one :mod:`evalhouse.analytics.runs` function and prints the result
+(a rich table, or ``--json``); the rules for input, pin, recording and exit codes are in
+:mod:`evalhouse.cli._analysis`.
 """
 
 from __future__ import annotations
@@ -14,49 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-import duckdb
-import numpy as np
 import typer
 from rich.table import Table
 
-from evalhouse.cli._common import JsonFlag, console, db_path, emit_json, fail, out
-from evalhouse.config import resolve_db_path
-from evalhouse.warehouse.db import Warehouse, WarehouseError
+from evalhouse.cli._analysis import RecordFlag, num, run, split, target, with_rules
+from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, out
 
-BAD_INPUT = 2
-
-DbOption = Annotated[
-    str | None,
-    typer.Option(
-        "--db",
-        metavar="PATH",
-        help="Warehouse to use (the same as the root --db; see the command's help for what it changes).",
-    ),
-]
-
-
-def _explicit_db(ctx: typer.Context, db: str | None) -> Path | None:
-    """The warehouse the user named (command or root ``--db``), else None. $EVALHOUSE_DB is not explicit."""
-    root = (ctx.find_root().obj or {}).get("db")
-    paths = {resolve_db_path(p) for p in (db, root) if p}
-    if len(paths) > 1:
-        raise fail(f"--db given twice with different paths: {sorted(map(str, paths))}", BAD_INPUT)
-    return paths.pop() if paths else None
-
-
-def _split(value: str) -> tuple[str, ...]:
-    return tuple(part.strip() for part in value.split(",") if part.strip())
-
-
-def _num(value: Any, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and not np.isfinite(value)):
-        return "—"
-    if isinstance(value, int | np.integer):
-        return str(int(value))
-    return f"{value:.{digits}f}"
-
-
-# --------------------------------------------------------------------------- reproduce paper-000
+_num = num
 
 
 def _quantity_cells(q: dict[str, Any]) -> list[str]:
@@ -96,6 +56,23 @@ def _print_paper000(payload: dict[str, Any]) -> None:
                 f"[yellow]{q['name']}[/]: ours {q['ours']:.3f}, paper {q['paper']:g} — not reproducible: {q['note']}",
                 highlight=False,
             )
+    h4 = payload.get("h4") or {}
+    for label, text in (("mean_index", "the mean index (ii)"), ("one_factor", "one ML factor (iii)")):
+        row = h4.get(f"against_{label}")
+        if row:
+            out.print(
+                f"H4, three factors (iv) vs {text}: dMSE {row['dmse']:+.3f} "
+                f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}] over models: {row['verdict']}",
+                highlight=False,
+            )
+    seeds = h4.get("over_split_seeds")
+    if seeds:
+        out.print(
+            f"H4 vs the mean index over {seeds['n_seeds']} outer split seeds: dMSE {seeds['dmse_mean']:+.3f} "
+            f"[{seeds['ci_low']:+.3f}, {seeds['ci_high']:+.3f}] (range {seeds['min']:+.3f} to {seeds['max']:+.3f}); "
+            "the bootstrap over models above is conditional on one split",
+            highlight=False,
+        )
     ok = [q for q in payload["quantities"] if q["reproducible"]]
     failed = [q["name"] for q in ok if not q["ok"]]
     if failed:
@@ -107,22 +84,23 @@ def _print_paper000(payload: dict[str, Any]) -> None:
             f"other {artefacts} are documented artefacts of the paper's code (above)",
             highlight=False,
         )
-    where = payload["warehouse"] or "a scratch warehouse (discarded; pass --db PATH to keep it)"
-    out.print(f"recorded as analysis {payload['analysis_id']} in {where}", highlight=False)
 
 
+@with_rules(csv=True, reproduction=True)
 def paper_000(
     ctx: typer.Context,
     input_path: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--input",
             exists=True,
             dir_okay=False,
             readable=True,
-            help="The AA snapshot CSV (../shared/datasets/artificial-analysis-2026-07-06/aa_models_raw_parsed.csv).",
+            help="The AA snapshot CSV (../shared/datasets/artificial-analysis-2026-07-06/aa_models_raw_parsed.csv), "
+            "ingested through the real parser, curation and checkpoint into a scratch warehouse.",
         ),
-    ],
+    ] = None,
+    snapshot: SnapshotOption = None,
     db: DbOption = None,
     learners: Annotated[
         str,
@@ -133,60 +111,37 @@ def paper_000(
         ),
     ] = "ridge",
     n_jobs: Annotated[int | None, typer.Option("--n-jobs", help="Ladder targets fitted in parallel.")] = None,
+    record: RecordFlag = True,
     json_out: JsonFlag = False,
 ) -> None:
     """Reproduce paper 000's headline numbers from the Artificial Analysis snapshot, next to the paper's.
 
     Paper 000: "One Capability or Many? Testing the Economic Validity of Frontier AI Evaluation".
-    The CSV is ingested through the real artificial-analysis parser, curation and expectations
-    checkpoint - into a scratch warehouse, or into --db when given (root or command option; that
-    warehouse's current AA rows are then what is analysed; $EVALHOUSE_DB alone does not count, so
-    a reproduction never writes into the nightly warehouse unasked) - and the frames are read
-    back from the warehouse. The pipeline: inclusion floors (12 primary benchmarks), the retained /
-    complete-case / dense / deduplicated grids, KMO, PCA and parallel analysis, the three-factor
-    ML oblimin EFA and its dominance s1, date adjustment (s1 and the date R2 of the factor
-    scores), the leave-one-benchmark-out prediction ladder with the bootstrap dMSE of k factors
-    over the single index, the k sweep and the deduplicated re-run.
+    The pipeline: inclusion floors (12 primary benchmarks), the retained / complete-case / dense /
+    deduplicated grids, KMO, PCA and parallel analysis, the three-factor ML oblimin EFA and its
+    dominance s1, date adjustment (s1 and the date R2 of the factor scores), the
+    leave-one-benchmark-out prediction ladder with the bootstrap dMSE of k factors over the single
+    index, the k sweep and the deduplicated re-run. Each quantity is printed with ours, the paper's
+    value, the tolerance (the paper's printed values and the chosen tolerances are in
+    evalhouse/analytics/reproduce/paper000.yaml) and where the paper prints it, then the
+    date-adjusted loadings (Table 3). Recorded: analysis_run, analysis_quantity, analysis_loading.
 
-    Prints each quantity with ours, the paper's value, the tolerance and where the paper prints
-    it, then the date-adjusted loadings (Table 3). The run is recorded in analysis_run with its
-    quantities (analysis_quantity) and the raw and date-adjusted loadings (analysis_loading).
-
-    Exit 0 when every reproducible quantity is within tolerance. Two printed values are artefacts
-    of factor_analyzer 0.5.1 in the authors' code (the F2-F3 factor correlation and the
-    Terminal-Bench v2.1 uniqueness); they are shown with the explanation and do not fail the
-    command. Exit 1 when another quantity is off, 2 when the input cannot be ingested.
+    Two printed values are artefacts of factor_analyzer 0.5.1 in the authors' code (the F2-F3
+    factor correlation and the Terminal-Bench v2.1 uniqueness); they are shown with the
+    explanation and do not fail the command; any other quantity out of tolerance exits 1.
     """
-    from evalhouse.analytics.efa import FactorFitError
-    from evalhouse.analytics.factor_runs import InputError, reproduce_from_file
-    from evalhouse.analytics.predict import LEARNERS
-    from evalhouse.pipeline.scratch import IngestFailed
+    from evalhouse.analytics import runs
 
-    chosen = _split(learners)
-    unknown = [x for x in chosen if x not in LEARNERS]
-    if unknown or "ridge" not in chosen:
-        raise fail(f"--learners must include ridge and come from {list(LEARNERS)}; got {list(chosen)}", BAD_INPUT)
-    target = _explicit_db(ctx, db)
-    console.print(
-        f"ingesting {input_path} into {target or 'a scratch warehouse'} and running the paper-000 pipeline "
-        f"(learners: {', '.join(chosen)})…",
-        highlight=False,
+    read, into = target(ctx, db, record)
+    chosen = split(learners)
+    console.print(f"running the paper-000 pipeline (learners: {', '.join(chosen)})…", highlight=False)
+    run(
+        lambda: runs.reproduce_paper000(
+            db=read, input_path=input_path, snapshot=snapshot, record_into=into, learners=chosen, n_jobs=n_jobs
+        ),
+        _print_paper000,
+        json_out,
     )
-    try:
-        outcome = reproduce_from_file(input_path, db=target, learners=chosen, n_jobs=n_jobs)
-    except (IngestFailed, InputError) as exc:
-        raise fail(str(exc), BAD_INPUT) from exc
-    except (WarehouseError, duckdb.Error) as exc:
-        raise fail(str(exc)) from exc
-    except (ValueError, KeyError, FactorFitError, np.linalg.LinAlgError) as exc:
-        raise fail(f"the paper-000 pipeline cannot run on {input_path}: {exc}", BAD_INPUT) from exc
-    payload = outcome.as_dict()
-    if json_out:
-        emit_json(payload)
-    else:
-        _print_paper000(payload)
-    if not outcome.reproduced:
-        raise typer.Exit(1)
 
 
 # --------------------------------------------------------------------------- analyze factor-grid
@@ -202,7 +157,7 @@ def _print_grid(payload: dict[str, Any]) -> None:
         f"density {m['density']:.1%}"
     )
     table = Table(title=title)
-    for col in ("data", "imputer", "n x p", "k", "AVE", "ω_h", "φ_avg", "R²", "chosen"):
+    for col in ("data", "imputer", "n x p", "k_pa", "rank", "k", "AVE", "ω_h", "φ_avg", "R²", "chosen"):
         table.add_column(
             col, justify="left" if col in {"data", "imputer", "chosen"} else "right", no_wrap=col != "chosen"
         )
@@ -216,6 +171,10 @@ def _print_grid(payload: dict[str, Any]) -> None:
             r["densifier"],
             r["imputer"],
             f"{r['n_models']}x{r['n_benchmarks']}",
+            _num(r["k_parallel"]),
+            ("[yellow]" + _num(r["imputer_rank"]) + " = k_pa[/]")
+            if r["k_parallel_is_imputer_rank"]
+            else _num(r["imputer_rank"]),
             _num(r["k"]),
             "—" if r["ave"] is None else f"{r['ave']:.1%}",
             _num(r["omega_h"]),
@@ -226,22 +185,16 @@ def _print_grid(payload: dict[str, Any]) -> None:
     out.print(table)
     out.print(
         f"density per cell, chosen parameters and notes: --json; not factored = held-out R² below "
-        f"{payload['params']['gate']} (paper 002)",
+        f"{payload['params']['gate']} (paper 002); R² is scored on an outer mask, parameters chosen on an inner "
+        "one; k_pa = factors by parallel analysis, rank = SoftImpute's (flagged when equal)",
         highlight=False,
     )
-    where = payload["warehouse"]
-    if payload["analysis_id"]:
-        out.print(f"recorded as analysis {payload['analysis_id']} in {where}", highlight=False)
-    else:
-        out.print(f"not recorded: {where}", highlight=False)
 
 
+@with_rules()
 def factor_grid(
     ctx: typer.Context,
-    snapshot: Annotated[
-        Path | None,
-        typer.Option("--snapshot", help="Read this snapshot folder instead of the warehouse (its id is recorded)."),
-    ] = None,
+    snapshot: SnapshotOption = None,
     source: Annotated[str, typer.Option("--source", help="Whose benchmarks and models make the matrix.")] = (
         "epoch-benchmarks"
     ),
@@ -268,121 +221,46 @@ def factor_grid(
     n_simulations: Annotated[int, typer.Option("--n-simulations", help="Parallel-analysis simulations.")] = 100,
     random_state: Annotated[int, typer.Option("--random-state", help="Seed of masks, imputers, simulations.")] = 0,
     db: DbOption = None,
+    record: RecordFlag = True,
     json_out: JsonFlag = False,
 ) -> None:
     """Paper 002's densifier x imputer x factor-analysis grid (its Table 3) on one source's matrix.
 
     Paper 002: "Large-scale factor analysis shows machine intelligence is only partially
-    interpretable".
-    The matrix: the benchmarks --source (default: the Epoch AI Benchmarking Hub) has current rows
-    for, composite indices (the Epoch Capabilities Index) excluded, and the configurations it
-    scored them on (or their base models); cells are the warehouse's canonical higher-is-better
-    values (v_matrix_long). Each densifier (C column-, R row-, S symmetric peel to density τ)
-    x imputer cell: parameters chosen by held-out R2 on one shared mask; cells with R2 < 0.2 are
-    not factored; otherwise parallel analysis picks k (at least 2), MINRES + promax, then
-    Schmid-Leiman gives AVE (variance per factor), ω_h (general-factor saturation) and φ_avg
-    (mean factor correlation).
-
-    The default grid (C,R,S x softimpute ranks 1-6, kNN 1-10, zero-filled correlations) runs in
-    about a minute on two cores; widen it with --max-rank 10 --imputers ...,missforest.
-
-    Recorded in analysis_run (parameters, input hash, snapshot id) with one analysis_factor_grid
-    row per cell - in the warehouse read, or with --snapshot in --db / $EVALHOUSE_DB /
-    ./warehouse.duckdb when that exists.
+    interpretable". The matrix: the benchmarks --source (default: the Epoch AI Benchmarking Hub)
+    has current rows for, composite indices (the Epoch Capabilities Index) excluded, and the
+    configurations it scored them on (or their base models); cells are the warehouse's canonical
+    higher-is-better values. Each densifier (C column-, R row-, S symmetric peel to density τ)
+    x imputer cell: parameters chosen by held-out R2; cells with R2 < 0.2 are not factored;
+    otherwise parallel analysis picks k (at least 2), MINRES + promax, then Schmid-Leiman gives
+    AVE (variance per factor), ω_h (general-factor saturation) and φ_avg (mean factor
+    correlation). Widen the default grid with --max-rank 10 --imputers ...,missforest.
+    Recorded: analysis_run and one analysis_factor_grid row per cell.
     """
-    from evalhouse.analytics.efa import FactorFitError
-    from evalhouse.analytics.factor_runs import (
-        InputError,
-        NoSourceData,
-        factor_grid_rows,
-        record_factor_grid,
-        run_factor_grid,
-        source_matrix,
-    )
-    from evalhouse.warehouse.snapshot import SnapshotError, open_snapshot
+    from evalhouse.analytics import runs
 
-    explicit = _explicit_db(ctx, db)
-    try:
-        if snapshot is not None:
-            where = f"snapshot {snapshot}"
-            con = open_snapshot(snapshot)
-            try:
-                wide = source_matrix(con, source, level=level, aggregate=aggregate)
-            finally:
-                con.close()
-            default = db_path(ctx)
-            target = explicit or (default if default.exists() else None)
-        else:
-            target = explicit or db_path(ctx)
-            where = str(target)
-            if not target.exists():
-                raise fail(
-                    f"no warehouse at {target}: run 'evalhouse refresh' first (offline: 'make mirror && make run "
-                    "MIRROR=build/mirror')",
-                    BAD_INPUT,
-                )
-            with Warehouse.open(target, read_only=True) as wh:
-                wide = source_matrix(wh.con, source, level=level, aggregate=aggregate)
-    except NoSourceData as exc:
-        hint = (
-            "freeze a warehouse that holds them"
-            if snapshot is not None
-            else f"load them with 'evalhouse refresh --source {source}' (offline: 'make mirror && make run "
-            "MIRROR=build/mirror')"
-        )
-        raise fail(f"{exc} in {where}: {hint}", BAD_INPUT) from exc
-    except (InputError, SnapshotError) as exc:
-        raise fail(str(exc), BAD_INPUT) from exc
-    except (WarehouseError, duckdb.Error) as exc:
-        raise fail(str(exc)) from exc
-
-    dataset = f"{source}:{level}" + (f":{aggregate}" if level == "base_model" else "")
-    console.print(f"factor grid on {dataset} ({wide.shape[0]} x {wide.shape[1]})…", highlight=False)
-    try:
-        table, record = run_factor_grid(
-            wide,
-            dataset=dataset,
-            densifiers=_split(densifiers),
-            imputers=_split(imputers),
+    read, into = target(ctx, db, record)
+    console.print(f"factor grid on {source} ({level})…", highlight=False)
+    run(
+        lambda: runs.factor_grid(
+            db=read,
+            snapshot=snapshot,
+            record_into=into,
+            source=source,
+            level=level,
+            aggregate=aggregate,
+            densifiers=split(densifiers),
+            imputers=split(imputers),
             target_density=target_density,
             min_obs=min_obs,
             max_rank=max_rank,
             max_neighbors=max_neighbors,
             n_simulations=n_simulations,
             random_state=random_state,
-        )
-    except InputError as exc:
-        raise fail(str(exc), BAD_INPUT) from exc
-    except (ValueError, FactorFitError, np.linalg.LinAlgError) as exc:
-        raise fail(f"the factor grid failed on {dataset}: {exc}") from exc
-
-    analysis_id = None
-    if target is not None:
-        try:
-            with Warehouse.open(target) as wh, wh.transaction() as con:
-                analysis_id = record_factor_grid(con, table, record)
-        except (WarehouseError, duckdb.Error) as exc:
-            raise fail(f"the grid ran but could not be recorded in {target}: {exc}") from exc
-    payload = {
-        "dataset": dataset,
-        "analysis_id": analysis_id,
-        "warehouse": str(target) if target else "no warehouse to record in (pass --db PATH)",
-        "snapshot_id": record.snapshot_id,
-        "input_sha256": record.input_sha256,
-        "params": record.params,
-        "matrix": {
-            "n_models": int(wide.shape[0]),
-            "n_benchmarks": int(wide.shape[1]),
-            "density": float(wide.notna().to_numpy().mean()),
-            "benchmarks": [str(c) for c in wide.columns],
-        },
-        "duration_s": record.duration_s,
-        "cells": factor_grid_rows(table, gate=record.params["gate"]),
-    }
-    if json_out:
-        emit_json(payload)
-    else:
-        _print_grid(payload)
+        ),
+        _print_grid,
+        json_out,
+    )
 
 
 # --------------------------------------------------------------------------- analyze efa
@@ -438,6 +316,7 @@ def _print_efa(summary: dict[str, Any], path: Path, omega: bool) -> None:
         console.print(f"[yellow]warning:[/] Heywood case(s) at the uniqueness bound: {summary['heywood']}")
 
 
+@with_rules(csv_only=True)
 def efa(
     ctx: typer.Context,
     input_path: Annotated[
@@ -463,6 +342,7 @@ def efa(
     n_simulations: Annotated[int, typer.Option("--n-simulations", help="Parallel-analysis simulations.")] = 2000,
     random_state: Annotated[int, typer.Option("--random-state", help="Seed of parallel analysis.")] = 0,
     db: DbOption = None,
+    record: RecordFlag = True,
     json_out: JsonFlag = False,
 ) -> None:
     """Exploratory factor analysis of a models x benchmarks CSV, with omega.
@@ -481,52 +361,24 @@ def efa(
 
     Bad input exits 2 naming what to fix: an unreadable file, a non-numeric cell, a row or
     column with no value, duplicate ids, a constant column, no more complete rows than columns,
-    ML on a singular correlation matrix. The fit is recorded in analysis_run (with the pattern
-    and Schmid-Leiman loadings) only when a warehouse is named with --db: a CSV has no
-    warehouse of its own.
+    ML on a singular correlation matrix.
     """
-    from evalhouse.analytics.efa import FactorFitError
-    from evalhouse.analytics.factor_runs import InputError, read_matrix_csv, record_efa, run_efa
+    from evalhouse.analytics import runs
 
-    target = _explicit_db(ctx, db)
-    try:
-        frame = read_matrix_csv(input_path)
-        summary, record = run_efa(
-            frame,
+    _, into = target(ctx, db, record)
+    run(
+        lambda: runs.efa(
+            input_path,
+            db=into,
             n_factors=factors,
             method=method,
             rotation=rotation,
             n_simulations=n_simulations,
             random_state=random_state,
-        )
-    except InputError as exc:
-        raise fail(str(exc), BAD_INPUT) from exc
-    except FactorFitError as exc:
-        hint = " (the correlation matrix may be singular: try --method minres)" if method == "ml" else ""
-        raise fail(f"{exc}{hint}") from exc
-    except (ValueError, np.linalg.LinAlgError) as exc:
-        raise fail(f"cannot fit {input_path}: {exc}", BAD_INPUT) from exc
-    analysis_id = None
-    if target is not None:
-        try:
-            with Warehouse.open(target) as wh, wh.transaction() as con:
-                analysis_id = record_efa(con, summary, record)
-        except (WarehouseError, duckdb.Error) as exc:
-            raise fail(f"the EFA ran but could not be recorded in {target}: {exc}") from exc
-    if json_out:
-        emit_json(
-            {
-                **summary,
-                "input": str(input_path),
-                "input_sha256": record.input_sha256,
-                "analysis_id": analysis_id,
-                "warehouse": str(target) if target else None,
-            }
-        )
-    else:
-        _print_efa(summary, input_path, omega)
-        if analysis_id:
-            out.print(f"recorded as analysis {analysis_id} in {target}", highlight=False)
+        ),
+        lambda payload: _print_efa(payload, input_path, omega),
+        json_out,
+    )
 
 
 def register(analyze: typer.Typer, reproduce: typer.Typer, app: typer.Typer) -> None:

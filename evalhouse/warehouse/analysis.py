@@ -19,7 +19,15 @@ import pandas as pd
 from evalhouse.schema.analysis import AnalysisRecord
 from evalhouse.warehouse.insert import insert_rows
 
-RESULT_TABLES = ("analysis_quantity", "analysis_theta", "analysis_curve", "analysis_loading", "analysis_factor_grid")
+RESULT_TABLES = (
+    "analysis_quantity",
+    "analysis_theta",
+    "analysis_curve",
+    "analysis_loading",
+    "analysis_factor_grid",
+    "analysis_eci",
+    "analysis_eci_benchmark",
+)
 
 
 def record_analysis(

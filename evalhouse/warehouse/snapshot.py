@@ -317,7 +317,7 @@ def warehouse_facts(wh: Warehouse) -> dict[str, Any]:
     }
 
 
-def build_manifest(
+def build_manifest(  # noqa: PLR0913 - the manifest's parts, each its own argument
     facts: dict[str, Any],
     rels: list[Relation],
     files: dict[str, dict[str, Any]],

@@ -17,9 +17,10 @@ import duckdb
 from evalhouse.common.resources import read_sql
 
 PREFIX = "warehouse-state:"
-#: Tables that hold results *about* the state, not the state itself.
+#: Tables that hold results *about* the state, not the state itself (analyses write embeddings and the
+#: texts they embedded; recording a run must not change the pin of the next one).
 SKIPPED_PREFIXES = ("analysis_", "_")
-SKIPPED_TABLES = frozenset({"snapshot", "validation_result", "embedding"})
+SKIPPED_TABLES = frozenset({"snapshot", "validation_result", "embedding", "benchmark_text"})
 
 
 def _quote(name: str) -> str:

@@ -9,6 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from synthetic import aa_frames_from_csv
+
+from evalhouse.analytics.reproduce.paper000 import reproduce_paper000
 
 
 def planted_data(
@@ -51,14 +54,10 @@ def three_factor() -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
 
 @pytest.fixture(scope="session")
 def aa_frames(aa_csv: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    from evalhouse.analytics.aa_frames import aa_frames_from_csv
-
     return aa_frames_from_csv(aa_csv)
 
 
 @pytest.fixture(scope="session")
 def paper000_result(aa_frames: tuple[pd.DataFrame, pd.DataFrame]) -> dict[str, Any]:
-    from evalhouse.analytics.paper000 import reproduce_paper000
-
     wide, meta = aa_frames
     return reproduce_paper000(wide, meta, n_jobs=2)

@@ -48,7 +48,7 @@ TABLE_COLUMNS = [
 
 def simulate_into(wh: Warehouse, spec: PanelSpec) -> tuple[ledger.RunResult, SimulatedPanel]:
     """Simulate ``spec`` and load it like a harness log (one transaction, one ``ingest_run``)."""
-    from evalhouse.curation.registry import load_registry
+    from evalhouse.curation.registry import load_registry  # noqa: PLC0415 - the registry is read only by the simulated-panel path
 
     panel = simulate_panel(spec)
     ctx = ledger.RunContext(
@@ -80,7 +80,7 @@ def make_engine(con: duckdb.DuckDBPyConnection, engine: str, parquet: str | Path
     return SparkEngine(spark or local_spark(), parquet)
 
 
-def analyze_items(
+def analyze_items(  # noqa: PLR0913 - the CLI's options, keyword-only
     con: duckdb.DuckDBPyConnection,
     *,
     engine: str = "duckdb",
@@ -131,7 +131,7 @@ def analyze_items(
 
 def store_audit(con: duckdb.DuckDBPyConnection, audit: ItemAudit) -> str:
     """``analysis_run`` + ``analysis_item`` + ``analysis_item_benchmark`` rows (replacing a rerun's)."""
-    from evalhouse.warehouse.analysis import record_analysis
+    from evalhouse.warehouse.analysis import record_analysis  # noqa: PLC0415 - warehouse writes happen only when recording
 
     analysis_id = record_analysis(con, audit.record_)
     for table in ("analysis_item", "analysis_item_benchmark"):

@@ -59,7 +59,7 @@ def choose_suites(engine: Engine) -> dict[str, list[str]]:
 class ItemAudit(AnalysisEstimator):
     kind = "item_audit"
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - an estimator's parameters (sklearn style)
         self,
         *,
         cost_scenario: str | None = None,

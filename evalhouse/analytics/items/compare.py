@@ -45,7 +45,7 @@ def spearman(a: Sequence[float], b: Sequence[float]) -> float:
     return float(stats.spearmanr(a, b, nan_policy="omit").statistic)
 
 
-def fosd(
+def fosd(  # noqa: PLR0913 - the test's parameters, keyword-only
     a: pd.DataFrame, b: pd.DataFrame, value: str, cluster: str, *, n_boot: int = 1000, random_state: int = 0
 ) -> dict[str, Any]:
     """Does ``b`` first-order stochastically dominate ``a`` (F_b <= F_a everywhere)?

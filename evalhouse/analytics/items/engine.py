@@ -92,8 +92,8 @@ class SparkEngine:
 def to_frame(data: Any) -> pd.DataFrame:
     """An Arrow result as pandas, with the id columns dictionary-encoded (categoricals): millions of
     observation rows name a few thousand items and checkpoints."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    import pyarrow as pa  # noqa: PLC0415 - pyarrow only for the Spark hand-off
+    import pyarrow.compute as pc  # noqa: PLC0415 - pyarrow only for the Spark hand-off
 
     encoded = []
     for name in ("item_id", "ckpt", "checkpoint_id"):
@@ -107,7 +107,7 @@ def to_frame(data: Any) -> pd.DataFrame:
 
 
 def to_spark(sql: str) -> str:
-    import sqlglot
+    import sqlglot  # noqa: PLC0415 - sqlglot is the optional spark extra
 
     return sqlglot.transpile(sql, read="duckdb", write="spark")[0]
 
@@ -119,9 +119,9 @@ def local_spark(app: str = "evalhouse-items", cores: int = 2) -> Any:
     then its ``--master`` and ``--conf`` settings stand. Otherwise a small local session is made
     (Arrow transfers on, few shuffle partitions, no UI).
     """
-    import os
+    import os  # noqa: PLC0415 - os only to set Spark's environment
 
-    from pyspark.sql import SparkSession
+    from pyspark.sql import SparkSession  # noqa: PLC0415 - pyspark is the optional spark extra
 
     builder = SparkSession.builder.appName(app).config("spark.sql.execution.arrow.pyspark.enabled", "true")
     if "PYSPARK_GATEWAY_PORT" in os.environ:

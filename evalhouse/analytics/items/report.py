@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from evalhouse.analytics.items.compare import pareto
-from evalhouse.analytics.report_section import ReportSection
+from evalhouse.analytics.report.section import ReportSection
 
 TITLE = "Benchmark items: improvability, noise and welfare (paper 003)"
 AXIS_COLOURS = {"PT": "#1f77b4", "SFT": "#2ca02c", "RL": "#d62728"}
@@ -42,9 +42,9 @@ def _has_responses(con: duckdb.DuckDBPyConnection) -> bool:
 def section(con: duckdb.DuckDBPyConnection, writable: Any) -> ReportSection:
     items = _latest(con)
     if items.empty and _has_responses(con):
-        from evalhouse.analytics.items.api import store_audit
-        from evalhouse.analytics.items.audit import ItemAudit
-        from evalhouse.analytics.items.engine import DuckDBEngine
+        from evalhouse.analytics.items.api import store_audit  # noqa: PLC0415 - the report section loads the audit only when drawn
+        from evalhouse.analytics.items.audit import ItemAudit  # noqa: PLC0415 - the report section loads the audit only when drawn
+        from evalhouse.analytics.items.engine import DuckDBEngine  # noqa: PLC0415 - the report section loads the audit only when drawn
 
         audit = ItemAudit(n_boot=200).fit(DuckDBEngine(con))
         if writable is not None:

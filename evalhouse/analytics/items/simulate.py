@@ -129,7 +129,7 @@ def simulate_panel(spec: PanelSpec | None = None) -> SimulatedPanel:
     )
 
 
-def _assemble(spec, item_ids, bench_of, source_ids, ckpt_rows, parts, base, slopes, sigma, negative, suites):  # noqa: PLR0917 - one builder of one panel's tables
+def _assemble(spec, item_ids, bench_of, source_ids, ckpt_rows, parts, base, slopes, sigma, negative, suites):  # noqa: PLR0913, PLR0917 - one builder of one panel's tables
     n = len(item_ids)
     for row in ckpt_rows:
         row["checkpoint_id"] = S.checkpoint_id(row["suite"], row["checkpoint"], row["seed"])

@@ -49,7 +49,7 @@ def read_inputs(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]
     )
 
 
-def gwa_scores(
+def gwa_scores(  # noqa: PLR0913 - the scoring's parameters, keyword-only
     ratings: pd.DataFrame,
     task_gwa: pd.DataFrame,
     *,

@@ -1,0 +1,1 @@
+"""What analyses read: model x benchmark matrices, model facts, grids, pins (snapshot / state ids)."""

@@ -1,0 +1,1 @@
+"""Factor structure: EFA, parallel analysis, omega, factorability, date adjustment, the prediction ladder."""

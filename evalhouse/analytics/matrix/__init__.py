@@ -1,0 +1,1 @@
+"""Sparse matrices before factoring: densifiers and imputers (paper 002)."""

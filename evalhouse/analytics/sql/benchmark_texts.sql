@@ -1,0 +1,1 @@
+SELECT benchmark_id, description, paraphrase FROM benchmark ORDER BY benchmark_id;

@@ -1,0 +1,1 @@
+SELECT * FROM v_model_meta ORDER BY config_id;

@@ -1,0 +1,80 @@
+"""The paper-002 factor grid on a small synthetic sparse matrix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from evalhouse.analytics.factor import grid as grid_mod
+from evalhouse.analytics.factor.grid import factor_correlation, factor_grid
+from evalhouse.analytics.matrix.correlation import CorrelationImputer
+from evalhouse.analytics.matrix.densify import Densifier
+from evalhouse.analytics.matrix.impute import SoftImpute
+
+
+def sparse_two_factor(n: int = 90, p: int = 14, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    L = np.zeros((p, 2))
+    L[: p // 2, 0] = 0.8
+    L[p // 2 :, 1] = 0.8
+    F = rng.standard_normal((n, 2)) @ np.linalg.cholesky([[1, 0.5], [0.5, 1]]).T
+    X = F @ L.T + 0.6 * rng.standard_normal((n, p))
+    X[rng.random((n, p)) < 0.45] = np.nan
+    return pd.DataFrame(X, columns=[f"b{j}" for j in range(p)])
+
+
+def test_factor_grid_rows_and_columns():
+    X = sparse_two_factor()
+    noise = X.copy()
+    noise.loc[:, :] = np.where(noise.notna(), np.random.default_rng(1).standard_normal(noise.shape), np.nan)
+    table, solutions = factor_grid(
+        X,
+        {"C": Densifier("C", target_density=0.5), "S": Densifier("S", target_density=0.5)},
+        {
+            "softimpute": (SoftImpute(random_state=0), {"rank": [1, 2, 3]}),
+            "corr_zero": CorrelationImputer("zero"),
+        },
+        random_state=0,
+        return_solutions=True,
+    )
+    assert len(table) == 4
+    assert {"k", "ave", "omega_h", "phi_avg", "r2", "factored", "k_parallel"} <= set(table.columns)
+    done = table[table["factored"]]
+    assert len(done) >= 2
+    assert done["k"].between(1, 20).all() and done["omega_h"].between(0, 1).all()
+    assert set(solutions) == set(zip(done["densifier"], done["imputer"], strict=True))
+    noise_table = factor_grid(noise, {"C": Densifier("C")}, {"corr_zero": CorrelationImputer("zero")}, random_state=0)
+    assert not noise_table["factored"].iloc[0]
+    assert "k" not in noise_table.columns or pd.isna(noise_table["k"].iloc[0])
+
+
+def test_factor_count_bounds_and_decrement():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5, 12))  # n << p: rank(R) <= 4 caps k at 3
+    R = np.corrcoef(X, rowvar=False)
+    info, result = factor_correlation(R, 5, random_state=0)
+    assert info["k"] is not None and info["k"] <= 3
+    assert result is not None and np.isfinite(result.omega_h)
+
+
+def test_parameters_are_chosen_on_an_inner_mask_and_rank_is_flagged(monkeypatch) -> None:
+    """The reported R2 is scored on cells the parameter choice never saw; k is set beside the rank."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.standard_normal((80, 2)) @ rng.standard_normal((2, 10)) + 0.3 * rng.standard_normal((80, 10)))
+    X.columns = [f"b{j}" for j in range(10)]
+    X = X.mask(rng.random(X.shape) < 0.3)
+    seen: list[np.ndarray] = []
+    real = grid_mod.select_imputer
+
+    def spy(imputer, grid, frame, **kw):
+        seen.append(frame.isna().to_numpy())
+        return real(imputer, grid, frame, **kw)
+
+    monkeypatch.setattr(grid_mod, "select_imputer", spy)
+    table = factor_grid(X, {"C": Densifier("C")}, {"si": (SoftImpute(random_state=0), {"rank": [1, 2, 3]})})
+    outer = grid_mod.holdout_mask(Densifier("C").fit(X).transform(X), random_state=0)
+    # Every cell of the outer mask is missing in what the selection was given.
+    assert seen and seen[0][outer].all()
+    row = table.iloc[0]
+    assert row["imputer_rank"] == row["params"]["rank"]
+    assert row["k_parallel_is_imputer_rank"] == (row["k_parallel"] == row["imputer_rank"])

@@ -83,11 +83,16 @@ def connect(db: str | os.PathLike[str] | None = None, *, read_only: bool = True)
     return Warehouse.open(resolve_db_path(db), read_only=read_only)
 
 
-def open_snapshot(path: str | os.PathLike[str], *, verify: bool = True) -> duckdb.DuckDBPyConnection:
-    """A verified, read-only DuckDB connection over a snapshot folder, with the warehouse's views."""
+def open_snapshot(
+    path: str | os.PathLike[str], *, verify: bool = True, expect_id: str | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A verified, read-only DuckDB connection over a snapshot folder, with the warehouse's views.
+
+    ``expect_id``: the snapshot id an analysis recorded; any other snapshot is refused.
+    """
     from evalhouse.warehouse.snapshot import open_snapshot as _open
 
-    return _open(path, verify=verify)
+    return _open(path, verify=verify, expect_id=expect_id)
 
 
 def snapshot_frame(con: duckdb.DuckDBPyConnection, sql: str) -> pd.DataFrame:

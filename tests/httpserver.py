@@ -51,7 +51,9 @@ class Reply:
     larger than the body makes a truncated response. ``repeat`` sends ``body`` that many times,
     so a test can stream megabytes without holding them. ``delay`` waits before answering (client
     timeouts); ``body_delay`` waits between the headers and the body; ``reset`` aborts the
-    connection with a TCP RST instead of answering.
+    connection with a TCP RST instead of answering. ``drip`` > 0 writes the body ``drip_bytes``
+    at a time with ``drip`` seconds between writes (a slow-drip server); ``reset_after`` sends
+    that many body bytes, then a TCP RST.
     """
 
     status: int = 200
@@ -62,6 +64,9 @@ class Reply:
     reset: bool = False
     content_length: int | bool | None = None
     repeat: int = 1
+    drip: float = 0.0
+    drip_bytes: int = 1
+    reset_after: int | None = None
 
 
 @dataclass
@@ -142,26 +147,15 @@ class _Handler(SimpleHTTPRequestHandler):
         if reply.reset:
             self._reset()
             return
-        total = len(reply.body) * reply.repeat
         try:
-            self.send_response(reply.status)
-            for name, value in reply.headers.items():
-                self.send_header(name, value)
-            if reply.content_length is False:
-                self.send_header("Connection", "close")
-                self.close_connection = True
-            elif reply.content_length is None:
-                if reply.status not in (204, 304):
-                    self.send_header("Content-Length", str(total))
-            else:
-                self.send_header("Content-Length", str(int(reply.content_length)))
-                if int(reply.content_length) != total:
-                    self.close_connection = True  # truncated: hang up after what we have
-            self.end_headers()
+            self._head(reply)
             if reply.body_delay and self.server.stopping.wait(reply.body_delay):
                 self.close_connection = True
                 return
             if head or reply.status in (204, 304):
+                return
+            if reply.drip or reply.reset_after is not None:
+                self._trickle(reply, record)
                 return
             for _ in range(reply.repeat):
                 self.wfile.write(reply.body)
@@ -169,6 +163,38 @@ class _Handler(SimpleHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             record.aborted = True
             self.close_connection = True
+
+    def _head(self, reply: Reply) -> None:
+        total = len(reply.body) * reply.repeat
+        self.send_response(reply.status)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        if reply.content_length is False:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        elif reply.content_length is None:
+            if reply.status not in (204, 304):
+                self.send_header("Content-Length", str(total))
+        else:
+            self.send_header("Content-Length", str(int(reply.content_length)))
+            if int(reply.content_length) != total:
+                self.close_connection = True  # truncated: hang up after what we have
+        self.end_headers()
+
+    def _trickle(self, reply: Reply, record: RecordedRequest) -> None:
+        """Drip the body slowly, or cut it with a reset after ``reset_after`` bytes."""
+        body = reply.body * reply.repeat
+        limit = len(body) if reply.reset_after is None else min(reply.reset_after, len(body))
+        step = max(1, reply.drip_bytes) if reply.drip else max(1, limit)
+        for offset in range(0, limit, step):
+            self.wfile.write(body[offset : min(offset + step, limit)])
+            self.wfile.flush()
+            record.bytes_sent += min(step, limit - offset)
+            if reply.drip and self.server.stopping.wait(reply.drip):
+                self.close_connection = True
+                return
+        if reply.reset_after is not None:
+            self._reset()
 
     def _reset(self) -> None:
         """Close with SO_LINGER 0, so the client sees a TCP RST (ECONNRESET), not a clean FIN."""

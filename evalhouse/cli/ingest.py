@@ -88,6 +88,16 @@ def refresh(
             " recorded as a curation decision.",
         ),
     ] = None,
+    deadline: Annotated[
+        float,
+        typer.Option(
+            "--deadline",
+            min=1.0,
+            metavar="SECONDS",
+            help="Total time one source may spend fetching (every request, retry and byte; a crawl too);"
+            " past it the source fails with 'deadline exceeded' and the next one runs.",
+        ),
+    ] = 300.0,
     db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -105,6 +115,7 @@ def refresh(
     """
     from evalhouse.config import raw_store_path
     from evalhouse.ingest.catalog import get_source
+    from evalhouse.ingest.http import DEFAULT_DEADLINE, HttpClient
     from evalhouse.pipeline import refresh as refresh_mod
     from evalhouse.pipeline.ledger import checkpoint
     from evalhouse.warehouse.db import Warehouse
@@ -128,6 +139,10 @@ def refresh(
                 keys,
                 refresh_mod.RefreshOptions(
                     mirror=mirror,
+                    client_factory=lambda m: HttpClient(
+                        mirror=m, source_deadline=deadline, deadline=min(DEFAULT_DEADLINE, deadline)
+                    ),
+                    crawl_settings={"CLOSESPIDER_TIMEOUT": deadline},
                     after_load=after_load,
                     accept_drift=accepted,
                     on_start=lambda key: progress.update(task, description=f"refreshing {key}"),
@@ -135,7 +150,9 @@ def refresh(
                 ),
             )
     if json_out:
-        emit_json({"db": str(path), "mirror": mirror, "runs": [r.as_dict() for r in results]})
+        from evalhouse.ingest.redaction import redact_url
+
+        emit_json({"db": str(path), "mirror": mirror and redact_url(mirror), "runs": [r.as_dict() for r in results]})
     else:
         _print_runs(results)
     if any(r.status == "failed" for r in results):

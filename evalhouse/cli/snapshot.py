@@ -31,6 +31,15 @@ if TYPE_CHECKING:
     from evalhouse.warehouse.snapshot_diff import SnapshotDiff, TableDiff
 
 SnapshotDir = Annotated[Path, typer.Argument(help="A snapshot folder (the one holding manifest.json).")]
+ExpectId = Annotated[
+    str | None,
+    typer.Option(
+        "--expect-id",
+        metavar="ID",
+        help="The snapshot id an analysis recorded: any other id fails, a re-sealed snapshot included"
+        " (anyone can recompute a manifest's own id and seal).",
+    ),
+]
 Limit = Annotated[
     int, typer.Option("--limit", help="Example rows/cells listed per category (0 = all); counts are exact.")
 ]
@@ -107,16 +116,17 @@ def _report_created(created: CreatedSnapshot, json_out: bool) -> None:
         console.print(f"[yellow]not in the EEE tree[/] (still in the Parquet) {eval_id}: {reason}")
 
 
-def verify(directory: SnapshotDir, json_out: JsonFlag = False) -> None:
-    """Re-hash every file of a snapshot against its manifest.
+def verify(directory: SnapshotDir, expect_id: ExpectId = None, json_out: JsonFlag = False) -> None:
+    """Re-hash every file of a snapshot against its manifest (and, with --expect-id, its id).
 
-    Names every changed, missing or extra file and a hand-edited manifest; exits 1 if there is
-    any, 2 if the folder is not a snapshot at all.
+    Names every changed, missing or extra file, a symbolic link, a hand-edited manifest and an
+    id other than the expected one; exits 1 if there is any, 2 if the folder is not a snapshot
+    at all or its manifest is malformed (checked before any file is read).
     """
     from evalhouse.warehouse.snapshot import verify_snapshot
 
     with guard():
-        report = verify_snapshot(directory)
+        report = verify_snapshot(directory, expect_id=expect_id)
     if json_out:
         emit_json(report.as_dict())
     elif report.ok:
@@ -227,6 +237,7 @@ def open_(
         typer.Option("--sql", help="Run one read-only query on the snapshot and print its rows (as 'evalhouse sql')."),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", help="Stop after this many rows (0 = all).", min=0)] = 10_000,
+    expect_id: ExpectId = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Query a snapshot read-only with the warehouse's views, or list what it holds.
@@ -241,10 +252,10 @@ def open_(
 
     with guard():
         if sql is None:
-            require_verified(directory)
+            require_verified(directory, expect_id=expect_id)
             _describe(directory, json_out)
             return
-        with guarded_query(sql, snapshot=directory, limit=limit or None) as result:
+        with guarded_query(sql, snapshot=directory, expect_id=expect_id, limit=limit or None) as result:
             print_rows(result, json_out=json_out)
 
 

@@ -12,8 +12,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import struct
 import zipfile
+import zlib
 from collections.abc import Mapping
+
+from evalhouse.ingest.source import ParseError
 
 MANIFEST = ".evalhouse-bundle.json"
 CONTENT_TYPE = "application/zip"
@@ -40,10 +44,27 @@ def is_zip(body: bytes) -> bool:
     return body[:4] == b"PK\x03\x04"
 
 
+#: The most one member may inflate to: a zip bomb is refused before it is inflated.
+MAX_MEMBER_BYTES = 1024 * 1024 * 1024
+
+
 def unpack(body: bytes) -> dict[str, bytes]:
-    """Every member of a zip (a bundle, or a harness's own zip such as Inspect's ``.eval``)."""
-    with zipfile.ZipFile(io.BytesIO(body)) as zf:
-        return {name: zf.read(name) for name in zf.namelist() if not name.endswith("/")}
+    """Every member of a zip (a bundle, or a harness's own zip such as Inspect's ``.eval``).
+
+    A truncated, corrupt, encrypted or oversized zip is a :class:`ParseError` naming why.
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(body)) as zf:
+            infos = [i for i in zf.infolist() if not i.filename.endswith("/")]
+            big = next((i for i in infos if i.file_size > MAX_MEMBER_BYTES), None)
+            if big is not None:
+                cap = f"cap {MAX_MEMBER_BYTES:,}"
+                raise ParseError(f"zip member {big.filename} inflates to {big.file_size:,} bytes ({cap})")
+            return {info.filename: zf.read(info) for info in infos}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, struct.error) as exc:
+        raise ParseError(f"the zip is truncated or corrupt ({len(body):,} bytes): {exc}") from exc
+    except (NotImplementedError, RuntimeError, ValueError, OSError) as exc:  # encrypted member, odd method
+        raise ParseError(f"the zip cannot be read ({len(body):,} bytes): {type(exc).__name__}: {exc}") from exc
 
 
 def members(body: bytes) -> tuple[dict[str, bytes], str | None]:
@@ -55,5 +76,8 @@ def members(body: bytes) -> tuple[dict[str, bytes], str | None]:
         return {"": body}, None
     files = unpack(body)
     manifest = files.pop(MANIFEST, None)
-    target = json.loads(manifest).get("target") if manifest else None
+    try:
+        target = json.loads(manifest).get("target") if manifest else None
+    except (ValueError, AttributeError, RecursionError) as exc:
+        raise ParseError(f"the bundle's {MANIFEST} is not a JSON object: {exc}") from exc
     return files, target

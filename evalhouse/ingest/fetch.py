@@ -16,7 +16,9 @@ import httpx
 from evalhouse.errors import RunFailed
 from evalhouse.ingest.redaction import REDACTED, is_secret_header, is_secret_param, redact_url, secret_forms
 
-FetchErrorKind = Literal["timeout", "connection", "http_status", "too_large", "too_many_redirects", "invalid_url"]
+FetchErrorKind = Literal[
+    "timeout", "deadline", "connection", "http_status", "too_large", "too_many_redirects", "invalid_url"
+]
 
 
 def _frozen_mapping(value: Mapping[str, str]) -> Mapping[str, str]:

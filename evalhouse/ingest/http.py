@@ -9,6 +9,10 @@ timeout, fail on any non-2xx, body read whole) this layer:
   not turn a source red;
 * follows a bounded number of redirects itself, dropping credentials when a redirect leaves the
   original origin (httpx would forward ``x-api-key`` to any host);
+* bounds the total time of a fetch, not only each read: a ``deadline`` per request (every
+  attempt, redirect, backoff and byte included) and a ``source_deadline`` for everything one
+  client fetches (a client serves one source's run), so a server that drips one byte every few
+  seconds - which never trips a per-read timeout - ends as ``deadline exceeded``;
 * enforces a byte cap *while streaming* (the same 64 MiB cap EEE's raw capture applies per
   payload), so a runaway response cannot exhaust memory;
 * supports conditional GET (``If-None-Match`` / ``If-Modified-Since`` → ``not_modified``);
@@ -44,6 +48,8 @@ from evalhouse.version import __version__
 logger = logging.getLogger("evalhouse.http")
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_DEADLINE = 120.0  # seconds for one request: every attempt, redirect, backoff and byte
+DEFAULT_SOURCE_DEADLINE = 300.0  # seconds for everything one client (one source's run) fetches
 DEFAULT_USER_AGENT = f"evalhouse/{__version__} (+https://github.com/evalhouse; AI evaluation warehouse)"
 RETRY_STATUSES: frozenset[int] = frozenset({429, 500, 502, 503, 504})
 REDIRECT_STATUSES: frozenset[int] = frozenset({301, 302, 303, 307, 308})
@@ -97,6 +103,10 @@ class _Retryable(Exception):
         self.retry_after: float | None = retry_after
 
 
+class _DeadlineExceeded(Exception):
+    """Internal: the request's or the source's deadline passed; never retried."""
+
+
 class _TooLarge(Exception):
     def __init__(self, declared: int | None) -> None:
         super().__init__(declared)
@@ -121,6 +131,7 @@ class _Try:
     target: _Target
     attempt: int
     start: float
+    end: float = float("inf")  # monotonic time by which the whole fetch must be done
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
@@ -140,6 +151,8 @@ class HttpPolicy:
     """How patient and how strict a client is: timeouts, retries, redirects, size, identity."""
 
     timeout: float = 30.0
+    deadline: float = DEFAULT_DEADLINE
+    source_deadline: float = DEFAULT_SOURCE_DEADLINE
     max_retries: int = 4
     backoff_base: float = 1.0
     backoff_max: float = 60.0
@@ -154,6 +167,8 @@ class HttpPolicy:
         object.__setattr__(self, "retry_statuses", frozenset(self.retry_statuses))
         problems = [
             (self.timeout <= 0, f"timeout must be > 0, got {self.timeout}"),
+            (self.deadline <= 0, f"deadline must be > 0, got {self.deadline}"),
+            (self.source_deadline <= 0, f"source_deadline must be > 0, got {self.source_deadline}"),
             (self.max_retries < 0, f"max_retries must be >= 0, got {self.max_retries}"),
             (self.backoff_base < 0 or self.backoff_max < 0, "backoff_base and backoff_max must be >= 0"),
             (self.max_redirects < 0, f"max_redirects must be >= 0, got {self.max_redirects}"),
@@ -187,6 +202,9 @@ class HttpClient:
         p = HttpPolicy(**policy)
         self.policy = p
         self.timeout = p.timeout
+        self.deadline = p.deadline
+        self.source_deadline = p.source_deadline
+        self._opened = time.monotonic()  # the source deadline counts from here
         self.max_retries = p.max_retries
         self.backoff_base = p.backoff_base
         self.backoff_max = p.backoff_max
@@ -382,13 +400,36 @@ class HttpClient:
     # ---------------------------------------------------------------------------------------
     # http
 
+    def _deadline(self, start: float) -> tuple[float, str]:
+        """When this fetch must be done, and which bound that is (for the error message)."""
+        per_request = start + self.deadline
+        per_source = self._opened + self.source_deadline
+        if per_source < per_request:
+            return per_source, f"{self.source_deadline:g} s per source"
+        return per_request, f"{self.deadline:g} s per request"
+
+    def _deadline_error(self, t: _Try, shown: str, note: str, bound: str) -> FetchError:
+        elapsed = time.monotonic() - t.start
+        return self._error(
+            f"GET {shown}: deadline exceeded ({bound}) after {elapsed:.1f}s and {t.attempt} attempt(s){note}",
+            kind="deadline",
+            url=shown,
+            attempts=t.attempt,
+        )
+
     def _fetch_http(self, req: FetchRequest, target: _Target) -> FetchResult:
         start = time.monotonic()
+        end, bound = self._deadline(start)
         attempts = self.max_retries + 1
         for attempt in range(1, attempts + 1):
             logger.debug("GET %s (attempt %d/%d)", target.shown, attempt, attempts)
+            t = _Try(req, target, attempt, start, end)
+            if time.monotonic() >= end:
+                raise self._deadline_error(t, target.shown, "", bound)
             try:
-                return self._attempt(req, target, attempt, start)
+                return self._attempt(t)
+            except _DeadlineExceeded as exc:
+                raise self._deadline_error(t, target.shown, f": {exc}", bound) from None
             except _Retryable as failure:
                 detail = redact_text(failure.detail, ACTIVE_SECRETS.get())
                 if attempt == attempts:
@@ -403,6 +444,8 @@ class HttpClient:
                     delay = min(failure.retry_after, self.backoff_max)
                 else:
                     delay = self._backoff(attempt)
+                if time.monotonic() + delay >= end:  # the next attempt could not start in time
+                    raise self._deadline_error(t, target.shown, f"; last attempt: {detail}", bound) from None
                 logger.warning(
                     "GET %s: %s; retry %d/%d in %.2fs",
                     target.shown,
@@ -414,15 +457,20 @@ class HttpClient:
                 self._sleep(delay)
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
-    def _attempt(self, req: FetchRequest, target: _Target, attempt: int, start: float) -> FetchResult:
+    def _attempt(self, t: _Try) -> FetchResult:
         """One request from the original URL, following redirects; raises _Retryable."""
+        req, target, attempt = t.req, t.target, t.attempt
         url = httpx.URL(target.url)
         origin = _origin(url)
         headers = dict(target.headers)
         shown = target.shown
         for hop in range(self.max_redirects + 1):
+            remaining = t.end - time.monotonic()
+            if remaining <= 0:
+                raise _DeadlineExceeded(f"during redirect hop {hop}")
             try:
-                with self._client.stream("GET", url, headers=headers) as response:
+                timeout = httpx.Timeout(min(self.timeout, remaining))
+                with self._client.stream("GET", url, headers=headers, timeout=timeout) as response:
                     status = response.status_code
                     location = response.headers.get("location")
                     if status in REDIRECT_STATUSES and location:
@@ -431,8 +479,10 @@ class HttpClient:
                             headers = {k: v for k, v in headers.items() if not is_secret_header(k, req.secret_headers)}
                         logger.debug("redirect %d (hop %d) -> %s", status, hop + 1, shown)
                         continue
-                    return self._finish(_Try(req, target, attempt, start), response, shown)
+                    return self._finish(t, response, shown)
             except httpx.TimeoutException as exc:
+                if time.monotonic() >= t.end:
+                    raise _DeadlineExceeded(f"{type(exc).__name__} at the deadline") from None
                 raise _Retryable("timeout", f"{type(exc).__name__} (timeout={self.timeout}s)") from None
             except (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError) as exc:
                 raise _Retryable("connection", f"{type(exc).__name__}: {exc}") from None
@@ -489,7 +539,7 @@ class HttpClient:
         conditional = "If-None-Match" in target.headers or "If-Modified-Since" in target.headers
         if status in self.retry_statuses:
             retry_after = parse_retry_after(response.headers.get("retry-after"))
-            snippet = self._snippet(response)
+            snippet = self._snippet(response, t.end)
             raise _Retryable(
                 "http_status",
                 f"HTTP {status}{': ' + snippet if snippet else ''}",
@@ -499,7 +549,7 @@ class HttpClient:
         if status == 304 and conditional:
             return self._result(t, response, shown, None)
         if not 200 <= status < 300:
-            snippet = self._snippet(response)
+            snippet = self._snippet(response, t.end)
             raise self._error(
                 f"GET {shown}: HTTP {status}{': ' + snippet if snippet else ''}",
                 kind="http_status",
@@ -508,7 +558,7 @@ class HttpClient:
                 attempts=attempt,
             )
         try:
-            body = self._read_capped(response)
+            body = self._read_capped(response, t.end)
         except _TooLarge as exc:
             size = f" (Content-Length {exc.declared})" if exc.declared is not None else ""
             raise self._error(
@@ -520,8 +570,8 @@ class HttpClient:
             ) from None
         return self._result(t, response, shown, body)
 
-    def _read_capped(self, response: httpx.Response) -> bytes:
-        """Stream the body, stopping as soon as it exceeds max_bytes (decoded size)."""
+    def _read_capped(self, response: httpx.Response, end: float) -> bytes:
+        """Stream the body, stopping as soon as it exceeds max_bytes (decoded size) or the deadline passes."""
         declared = response.headers.get("content-length", "").strip()
         if declared.isdigit() and int(declared) > self.max_bytes:
             raise _TooLarge(int(declared))
@@ -530,15 +580,17 @@ class HttpClient:
             buffer += chunk
             if len(buffer) > self.max_bytes:
                 raise _TooLarge(None)
+            if time.monotonic() >= end:
+                raise _DeadlineExceeded(f"{len(buffer)} bytes of the body received")
         return bytes(buffer)
 
-    def _snippet(self, response: httpx.Response) -> str:
+    def _snippet(self, response: httpx.Response, end: float) -> str:
         """The start of an error body (servers explain 4xx/5xx there), redacted and one-lined."""
         data = bytearray()
         try:
             for chunk in response.iter_bytes():
                 data += chunk
-                if len(data) >= _ERROR_SNIPPET_BYTES:
+                if len(data) >= _ERROR_SNIPPET_BYTES or time.monotonic() >= end:
                     break
         except (httpx.TransportError, httpx.DecodingError) as exc:  # the status already says what matters
             data += f" [rest of the body unreadable: {type(exc).__name__}]".encode()

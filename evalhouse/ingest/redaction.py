@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
+from typing import Any
 from urllib.parse import quote, quote_plus, unquote_plus, urlsplit, urlunsplit
 
 REDACTED = "[REDACTED]"
@@ -101,6 +102,8 @@ def redact_url(url: str, secret_params: Iterable[str] = ()) -> str:
         userinfo, _, hostport = netloc.rpartition("@")
         if ":" in userinfo:
             netloc = f"{userinfo.split(':', 1)[0]}:{REDACTED}@{hostport}"
+        elif userinfo != REDACTED:  # a bare token as the user name (https://TOKEN@host)
+            netloc = f"{REDACTED}@{hostport}"
     query = _redact_query(parts.query, secret_params) if parts.query else parts.query
     fragment = parts.fragment
     if "=" in fragment:  # OAuth implicit flow puts access_token in the fragment
@@ -110,6 +113,7 @@ def redact_url(url: str, secret_params: Iterable[str] = ()) -> str:
 
 _QUERY_PAIR_RE = re.compile(r"(?P<lead>[?&#;])(?P<name>[^=&\s#\"'<>?]+)=(?P<value>[^&\s#\"'<>]*)")
 _USERINFO_RE = re.compile(r"(?P<lead>://[^:/@\s]+:)[^@/\s]+(?P<at>@)")
+_BARE_USER_RE = re.compile(r"(?P<lead>://)(?!\[REDACTED\]@)[^:/@\s\[\]]+(?P<at>@)")
 
 
 def redact_text(text: str, secrets: Iterable[str] = (), secret_params: Iterable[str] = ()) -> str:
@@ -129,7 +133,61 @@ def redact_text(text: str, secrets: Iterable[str] = (), secret_params: Iterable[
         return match.group(0)
 
     text = _QUERY_PAIR_RE.sub(_pair, text)
-    return _USERINFO_RE.sub(lambda m: f"{m['lead']}{REDACTED}{m['at']}", text)
+    text = _USERINFO_RE.sub(lambda m: f"{m['lead']}{REDACTED}{m['at']}", text)
+    return _BARE_USER_RE.sub(lambda m: f"{m['lead']}{REDACTED}{m['at']}", text)
+
+
+def redact_stored(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """``value`` (a string, or JSON-able lists and mappings of them) with every URL secret scrubbed.
+
+    What every stored or printed field passes through: run details and errors, raw-store
+    manifest lines, labels. Query values under secret-looking names, URL userinfo and the
+    given ``secrets`` (plus those of the fetch in progress) become ``[REDACTED]``; everything
+    else is kept as it was, so a stored URL still names the endpoint.
+    """
+    known = frozenset(secrets) | ACTIVE_SECRETS.get()
+    if isinstance(value, str):
+        return redact_text(value, known) if _may_hold_secret(value, known) else value
+    if isinstance(value, Mapping):
+        return {redact_stored(k, known): redact_stored(v, known) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_stored(v, known) for v in value]
+    return value
+
+
+_URL_CREDENTIALS_RE = re.compile(r"://(?P<user>[^:/@\s\[\]]+)(?::(?P<password>[^@/\s]+))?@")
+
+
+def url_secrets(value: Any) -> frozenset[str]:
+    """Secret strings carried by the URLs inside ``value``: userinfo passwords (or a bare user
+    token) and the values of secret-looking query parameters, in raw and encoded forms.
+
+    A run stores several texts that name one URL (its details, its error); collecting the
+    secrets first lets :func:`redact_stored` scrub them wherever they reappear, even in an
+    error message that quotes a password without the URL around it.
+    """
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, str) and ("@" in item or "=" in item):
+            for match in _URL_CREDENTIALS_RE.finditer(item):
+                secret = match["password"] or (match["user"] if match["password"] is None else None)
+                if secret and secret != REDACTED:
+                    found |= secret_forms(unquote_plus(secret)) | secret_forms(secret)
+            for match in _QUERY_PAIR_RE.finditer(item):
+                if is_secret_param(match["name"]) and match["value"] and match["value"] != REDACTED:
+                    found |= secret_forms(unquote_plus(match["value"])) | secret_forms(match["value"])
+    return frozenset(found)
+
+
+def _may_hold_secret(text: str, secrets: frozenset[str]) -> bool:
+    return "=" in text or "@" in text or any(s in text for s in secrets if len(s) >= _MIN_SCRUB_LEN)
 
 
 def secret_forms(value: str) -> set[str]:

@@ -23,22 +23,30 @@ reason is the first failing one. A source may tune a guard with a module-level `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from evalhouse.curation.canonicalise import Canonicaliser, Rejection
 from evalhouse.curation.registry import Registry, load_registry
 from evalhouse.ingest.source import ParseError
 from evalhouse.ingest.sources._pages import EmptyPlaceholder, LayoutChanged
-from evalhouse.schema.records import ParsedRecord, ParseItem
+from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 
 Outcome = Literal["failed", "partial", "accepted"]
 
 DEFAULTS: dict[str, Any] = {
     "max_row_drop": 0.10,  # a fall of more than 10% of the last completed run's rows fails
     "bounds": True,  # a value outside its registry metric's bounds fails the run
+    "max_scale_ratio": 10.0,  # a benchmark's median moving 10x (or 1/10) since the last run fails
+    "max_quarantine_share": 0.25,  # a run that would quarantine more than a quarter of its rows fails
 }
+#: A benchmark's median is compared only when both runs have at least this many values for it.
+MIN_VALUES_FOR_SCALE = 3
 #: Fetch error kinds that are a page being gone rather than a fault: one of several -> partial.
 MISSING_KINDS = frozenset({"http_status:404", "http_status:410", "robots"})
 #: Markers of a bot check / challenge page served instead of the content (checked in the first 64 KiB).
@@ -95,6 +103,7 @@ class Previous:
     records: int
     by_url: Mapping[str, int] = field(default_factory=dict)
     missing: frozenset[str] = frozenset()
+    medians: Mapping[str, list[float]] = field(default_factory=dict)  # key -> [median raw value, values]
 
 
 @dataclass(frozen=True)
@@ -118,7 +127,56 @@ class Evidence:
             "records": self.records,
             "by_url": {p.url: p.records for p in self.pages},
             "missing": sorted(missing_urls(self.failures)),
+            "medians": self.medians,
         }
+
+    def results(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every result of every parsed record, with the record's locator."""
+        for page in self.pages:
+            for item in page.items:
+                if isinstance(item, ParsedRecord):
+                    for result in item.record.get("evaluation_results") or []:
+                        if isinstance(result, dict):
+                            yield item.locator, result
+
+    @cached_property
+    def rejections(self) -> list[tuple[str, str]]:
+        """``(locator, reason)`` of every result the canonicaliser would quarantine (computed once)."""
+        canon = Canonicaliser(self.registry)
+        out = []
+        for locator, result in self.results():
+            got = canon.canonicalise(result, source_key=self.source_key)
+            if isinstance(got, Rejection):
+                out.append((locator, got.reason))
+        return out
+
+    @property
+    def parse_failures(self) -> int:
+        return sum(isinstance(i, ParseFailure) for p in self.pages for i in p.items)
+
+    @cached_property
+    def medians(self) -> dict[str, list[float]]:
+        """``[median raw value, number of values]`` per benchmark and metric (``name|metric``)."""
+        values: dict[str, list[float]] = defaultdict(list)
+        for _locator, result in self.results():
+            value = _raw_value(result)
+            if value is not None:
+                values[_scale_key(result)].append(value)
+        return {k: [statistics.median(v), len(v)] for k, v in sorted(values.items())}
+
+
+def _raw_value(result: Mapping[str, Any]) -> float | None:
+    details = result.get("score_details")
+    score = details.get("score") if isinstance(details, Mapping) else None
+    if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+        return None
+    return float(score)
+
+
+def _scale_key(result: Mapping[str, Any]) -> str:
+    config = result.get("metric_config") if isinstance(result.get("metric_config"), Mapping) else {}
+    metric = config.get("metric_id") or config.get("metric_name") or config.get("metric_unit") or ""
+    return f"{result.get('evaluation_name')}|{metric}"
 
 
 def missing_urls(failures: list[Failure]) -> set[str]:
@@ -196,7 +254,9 @@ def fetch_faults(ev: Evidence) -> Verdict | None:
     if not bad:
         return None
     first = bad[0]
-    label = {"too_large": "oversize body", "too_many_redirects": "redirect loop"}.get(first.kind, "fetch failed")
+    label = {"too_large": "oversize body", "too_many_redirects": "redirect loop", "deadline": "deadline exceeded"}.get(
+        first.kind, "fetch failed"
+    )
     more = f" (+{len(bad) - 1} more)" if len(bad) > 1 else ""
     return Verdict(
         "fetch",
@@ -244,18 +304,8 @@ def out_of_bounds(ev: Evidence) -> Verdict | None:
     """Values outside their registry metric's bounds (a unit or scale the parser no longer knows)."""
     if not ev.policy.get("bounds", True):
         return None
-    canon = Canonicaliser(ev.registry)
-    bad: list[str] = []
-    total = 0
-    for page in ev.pages:
-        for item in page.items:
-            if not isinstance(item, ParsedRecord):
-                continue
-            for result in item.record.get("evaluation_results", []):
-                total += 1
-                got = canon.canonicalise(result, source_key=ev.source_key)
-                if isinstance(got, Rejection) and got.reason.startswith(("impossible value", "value ")):
-                    bad.append(f"{item.locator}: {got.reason}")
+    bad = [f"{where}: {why}" for where, why in ev.rejections if why.startswith(("impossible value", "value "))]
+    total = sum(1 for _ in ev.results())
     if not bad:
         return None
     return Verdict(
@@ -264,6 +314,84 @@ def out_of_bounds(ev: Evidence) -> Verdict | None:
         f"values outside registry bounds: {len(bad)} of {total} results, e.g. {bad[0]}",
         detail={"examples": bad[:5]},
     )
+
+
+def _num(value: float) -> str:
+    text = f"{value:.4g}"
+    return text if any(c in text for c in ".en") else text + ".0"
+
+
+def _waivable(ev: Evidence, name: str, reason: str, detail: dict[str, Any]) -> Verdict:
+    """A failure a person may accept for one run with ``refresh --accept-drift SOURCE``."""
+    if ev.accept_drift:
+        return Verdict(name, "accepted", reason + "; accepted with --accept-drift", detail=detail)
+    return Verdict(name, "failed", reason + f"; if this is real: refresh --accept-drift {ev.source_key}", detail=detail)
+
+
+@guard
+def scale_changed(ev: Evidence) -> Verdict | None:
+    """Values that jumped scale against the last completed run (a unit switch: 0.62 -> 62.0), waivable.
+
+    Compared per benchmark and metric on the median of the raw values: one whose median moves by
+    ``max_scale_ratio`` or more (either way) where both runs have at least
+    :data:`MIN_VALUES_FOR_SCALE` values, or - for boards of a row or two - the median of those
+    ratios over at least three benchmarks, fails the run; it loads nothing, so the previous values
+    stay.
+    """
+    prev = ev.previous
+    if prev is None or not prev.medians:
+        return None
+    limit = float(ev.policy.get("max_scale_ratio", 10.0))
+
+    def beyond(ratio: float) -> bool:  # a sign flip alone is not a unit switch
+        return abs(ratio) >= limit or abs(ratio) <= 1 / limit
+
+    compared: list[tuple[str, float, float, int]] = []  # key, before, now, fewest values of the two
+    for key, (now, n_now) in ev.medians.items():
+        before, n_before = prev.medians.get(key) or (None, 0)
+        if before is not None and abs(before) >= 1e-9 and abs(now) >= 1e-9:
+            compared.append((key, before, now, min(int(n_now), int(n_before))))
+    moved = [(k, b, n) for k, b, n, _count in compared if beyond(n / b)]
+    pooled = len(compared) >= 3 and beyond(statistics.median(n / b for _k, b, n, _c in compared))
+    jumped = [(k, b, n) for k, b, n, count in compared if beyond(n / b) and count >= MIN_VALUES_FOR_SCALE]
+    if pooled:
+        jumped = jumped or moved
+    if not jumped:
+        return None
+    key, before, now = jumped[0]
+    reason = (
+        f"scale changed: median {_num(before)} → {_num(now)} ({key.replace('|', ' ')}; {len(moved)} of "
+        f"{len(compared)} benchmarks moved {limit:g}× or more since run {prev.run_id})"
+    )
+    detail = {"previous_run": prev.run_id, "jumped": [{"key": k, "before": b, "now": n} for k, b, n in jumped[:20]]}
+    return _waivable(ev, "scale", reason, detail)
+
+
+@guard
+def mass_quarantine(ev: Evidence) -> Verdict | None:
+    """A run that would quarantine more than ``max_quarantine_share`` of its rows (waivable)."""
+    rejected = len(ev.rejections)
+    failures = ev.parse_failures
+    total = sum(1 for _ in ev.results()) + failures
+    if total == 0:
+        return None
+    share = (rejected + failures) / total
+    limit = float(ev.policy.get("max_quarantine_share", 0.25))
+    if share <= limit:
+        return None
+    reasons: dict[str, int] = defaultdict(int)
+    for _where, why in ev.rejections:
+        reasons[why.split(":")[0][:80]] += 1
+    for page in ev.pages:
+        for item in page.items:
+            if isinstance(item, ParseFailure):
+                reasons[item.reason.split(":")[0][:80]] += 1
+    common = ", ".join(f"{n} × {r}" for r, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:3])
+    reason = (
+        f"mass quarantine: {rejected + failures} of {total} rows would be quarantined ({share:.0%}, more than "
+        f"{limit:.0%}): {common}"
+    )
+    return _waivable(ev, "mass_quarantine", reason, {"quarantined": rejected + failures, "rows": total})
 
 
 @guard

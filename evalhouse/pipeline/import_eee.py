@@ -8,7 +8,9 @@ load. The way back out is :mod:`evalhouse.warehouse.eee_export`.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -110,14 +112,55 @@ class _TreeReader:
     ) -> None:
         self.details = details  # the run's details: files_unchanged is kept current while reading
         self.data_root = data_root
+        self.real_root = data_root.resolve()
         self.store = store
         self.source_key = source_key
         self.known = known
         self.entries: list[RawEntry] = []
         self.skipped = 0
 
+    def _repo_path(self, path: Path) -> str:
+        return f"data/{path.relative_to(self.data_root).as_posix()}"
+
+    def refusal(self, path: Path) -> str | None:
+        """Why ``path`` is not read at all, or None for a regular file inside the import root.
+
+        Checked before the file is opened: a link resolving outside the root is refused (its
+        bytes never reach the raw store or a quarantine payload), and a FIFO, a directory named
+        ``*.json``, a device or a dangling link is not a record file (opening a FIFO would block
+        the import, and with it the writer lock, forever).
+        """
+        linked = path.is_symlink()
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError) as exc:  # missing target, or a link loop
+            what = "a dangling symbolic link" if linked else "a file that cannot be resolved"
+            return f"refused: {what} ({type(exc).__name__}); nothing read"
+        if not real.is_relative_to(self.real_root):
+            return f"refused: resolves to {real}, outside the import root {self.real_root}; its bytes are not read"
+        try:
+            mode = os.stat(real).st_mode
+        except OSError as exc:
+            return f"refused: cannot stat the file ({exc.strerror}); nothing read"
+        if not stat.S_ISREG(mode):
+            kind = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}.get(
+                stat.S_IFMT(mode), "a device or special file"
+            )
+            return f"refused: {kind}, not a regular file; nothing read"
+        return None
+
+    def _read(self, path: Path) -> tuple[bytes | None, ParseFailure | None]:
+        """The bytes of a file of the tree, or the quarantine row saying why it is not read."""
+        refused = self.refusal(path)
+        if refused is not None:
+            return None, ParseFailure(self._repo_path(path), refused)
+        try:
+            return path.read_bytes(), None
+        except OSError as exc:  # vanished or unreadable between the check and the read
+            return None, ParseFailure(self._repo_path(path), f"cannot be read: {exc.strerror or exc}")
+
     def _keep(self, path: Path, content_type: str, data: bytes, sha256: str | None = None) -> tuple[str, RawEntry]:
-        repo_path = f"data/{path.relative_to(self.data_root).as_posix()}"
+        repo_path = self._repo_path(path)
         entry = self.store.put(
             data,
             source_key=self.source_key,
@@ -132,7 +175,10 @@ class _TreeReader:
     def items(self, paths: list[Path]) -> Iterator[ParseItem]:
         """Each file's record (or the reason it has none), read once, stored before it is parsed."""
         for path in paths:
-            data = path.read_bytes()
+            data, refused = self._read(path)
+            if data is None:
+                yield refused
+                continue
             digest = sha256_bytes(data)
             if digest in self.known and not self._samples_changed(path):
                 self.skipped += 1
@@ -159,14 +205,19 @@ class _TreeReader:
 
     def _samples_changed(self, path: Path) -> bool:
         samples = path.with_name(path.stem + "_samples.jsonl")
-        return samples.exists() and sha256_file(samples) not in self.known
+        if not (samples.exists() or samples.is_symlink()):
+            return False
+        return self.refusal(samples) is not None or sha256_file(samples) not in self.known
 
     def _samples(self, path: Path, record: Any, items: list[ParseItem]) -> tuple[list[dict] | None, str | None]:
         """Validate the companion ``_samples.jsonl``; bad lines become failures in ``items``."""
         samples_path = path.with_name(path.stem + "_samples.jsonl")
-        if not samples_path.exists():
+        if not (samples_path.exists() or samples_path.is_symlink()):
             return None, None
-        data = samples_path.read_bytes()
+        data, refused = self._read(samples_path)
+        if data is None:  # the aggregate still loads; its samples file is refused with the reason
+            items.append(refused)
+            return None, None
         rel, entry = self._keep(samples_path, "application/x-ndjson", data)
         rows = []
         for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
@@ -201,6 +252,7 @@ def import_tree(
     root = Path(root)
     if not root.is_dir():
         raise DatastoreError(f"{root} is not a directory")
+    store.recover()  # a writer killed mid-put left temporary files or a torn manifest line
     data_root = _data_root(root)
     by_collection, outside = _aggregate_files(data_root)
     if not by_collection:

@@ -27,6 +27,7 @@ import duckdb
 
 from evalhouse.curation.identity import IdentityFrom
 from evalhouse.curation.registry import Registry
+from evalhouse.ingest.redaction import redact_stored, url_secrets
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParseItem
 from evalhouse.version import __version__
@@ -179,7 +180,10 @@ def record_skipped(con: duckdb.DuckDBPyConnection, run_id: str, skipped: int) ->
 
 
 def record_fetches(con: duckdb.DuckDBPyConnection, entries: Iterable[RawEntry], run_id: str) -> None:
-    insert_rows(con, "raw_snapshot", [{**entry.as_row(), "run_id": run_id} for entry in entries])
+    rows = [{**entry.as_row(), "run_id": run_id} for entry in entries]
+    for row in rows:  # the store's callers redact already; a row is never the place a secret survives
+        row.update({k: redact_stored(row[k]) for k in ("url", "label", "request_params") if row.get(k)})
+    insert_rows(con, "raw_snapshot", rows)
 
 
 def records_fingerprint(fingerprints: Iterable[str]) -> str:
@@ -197,6 +201,10 @@ def _insert_run(
 ) -> None:
     r = result.report
     counts = result.counts
+    # An error quotes URLs (and a library may quote a password without its URL): what is stored and
+    # printed is redacted, scrubbing every secret the run's URLs carry wherever it reappears.
+    secrets = url_secrets([details, result.error])
+    result.error = redact_stored(result.error, secrets)
     row = {
         "run_id": result.run_id,
         "source_key": result.source_key,
@@ -216,7 +224,7 @@ def _insert_run(
         "parser_version": ctx.parser_version,
         "registry_version": ctx.registry.version,
         "evalhouse_version": __version__,
-        "details": json.dumps(details, default=str),
+        "details": json.dumps(redact_stored(details, secrets), default=str),
     }
     insert_rows(con, "ingest_run", [row])
 

@@ -200,6 +200,7 @@ def previous_figures(wh: Warehouse, last: ledger.LastRun | None) -> guards.Previ
         int(figures.get("records", n_read)),
         figures.get("by_url") or {},
         frozenset(figures.get("missing") or ()),
+        figures.get("medians") or {},
     )
 
 
@@ -331,6 +332,7 @@ def refresh(
     they run over named targets (:mod:`evalhouse.pipeline.targets`) or one payload at a time.
     """
     options = options or RefreshOptions()
+    store.recover()  # a writer killed mid-put left temporary files or a torn manifest line
     modules = [get_source(k) for k in keys] if keys else scheduled_sources()
     results = []
     with progress.task("refresh", total=len(modules)) as step:

@@ -14,6 +14,7 @@ from typing import Any
 
 from evalhouse.curation.registry import Registry
 from evalhouse.ingest.fetch import FetchRequest, FetchResult
+from evalhouse.ingest.redaction import redact_stored, redact_url
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline import ledger
 from evalhouse.schema.fingerprint import record_fingerprint
@@ -42,14 +43,17 @@ def store_fetch(store: RawStore, key: str, request: FetchRequest, result: FetchR
     entry = store.put(
         result.body,
         source_key=key,
-        url=result.mirrored_from or result.url,
+        url=redact_url(result.mirrored_from or result.url, request.secret_params),
         content_type=result.content_type,
         retrieved_at=result.retrieved_at,
         http_status=result.status,
         etag=result.etag,
         last_modified=result.last_modified,
-        request_params={**result.request_params, **({"mirror": result.url} if result.mirrored_from else {})},
-        label=request.label,
+        request_params=redact_stored(
+            {**result.request_params, **({"mirror": result.url} if result.mirrored_from else {})},
+            request.secret_values(),
+        ),
+        label=redact_stored(request.label, request.secret_values()),
         run_id=run_id,
     )
     meta = FetchMeta(key, entry.url, entry.sha256, result.retrieved_at, result.content_type, request.label)

@@ -8,6 +8,10 @@ and of the parsed document written back are equal exactly when no key was droppe
 A document where the counts differ, one with such an escape or with a number orjson may have
 read inexactly (an integer beyond 64 bits), and any document orjson refuses go through the
 standard library's parser with hooks, which gives the exact reason.
+
+A document nested deeper than :data:`MAX_JSON_DEPTH` is refused with that reason before it is
+written back (orjson refuses to write one deeper than 254 levels) - never a ``RecursionError``
+from a parser, the pydantic models or a serialiser further down the load.
 """
 
 from __future__ import annotations
@@ -17,6 +21,47 @@ import math
 from typing import Any
 
 import orjson
+
+#: How deep a record may nest. EEE records are a few levels deep (16 at most in ../shared); past
+#: this depth the models, fingerprints and serialisers of the load would recurse without bound.
+MAX_JSON_DEPTH = 64
+
+
+def json_depth(value: Any, *, limit: int = MAX_JSON_DEPTH) -> int:
+    """How deeply ``value`` nests lists and objects (a scalar is 0); stops counting past ``limit``.
+
+    Iterative, so a document nested 100,000 levels deep is measured without recursion.
+    """
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list | tuple):
+            children = node
+        else:
+            continue
+        depth += 1
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, depth) for child in children if isinstance(child, dict | list | tuple))
+    return deepest
+
+
+def _depth_checked(data: bytes, parsed: Any) -> Any:
+    # fewer brackets than the limit cannot nest deeper than it: most documents skip the walk
+    if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and json_depth(parsed) > MAX_JSON_DEPTH:
+        raise ValueError(f"nested more than {MAX_JSON_DEPTH} levels deep")
+    return parsed
+
+
+def _slow_bounded(data: bytes) -> Any:
+    try:
+        return _depth_checked(data, _slow(data))
+    except RecursionError:  # orjson refused it for its depth (over 1,024), and so does the standard parser
+        raise ValueError(f"nested more than {MAX_JSON_DEPTH} levels deep (too deep to parse)") from None
 
 
 def _slow(data: bytes) -> Any:
@@ -50,13 +95,13 @@ def strict_json(data: bytes) -> Any:
     if not data.strip():
         raise ValueError("empty file")
     try:
-        parsed = orjson.loads(data)
+        parsed = _depth_checked(data, orjson.loads(data))
     except orjson.JSONDecodeError:
-        return _slow(data)  # raises with the precise reason (or accepts what orjson cannot read)
+        return _slow_bounded(data)  # raises with the precise reason (or accepts what orjson cannot read)
     if (
         b"\\u003" in data  # an escaped ':' could hide a duplicate key from the count
         or _LONG_NUMBER in data.translate(_DIGITS)  # an integer orjson may have read inexactly
         or data.count(b":") != orjson.dumps(parsed).count(b":")  # a key was lost: a duplicate
     ):
-        return _slow(data)
+        return _slow_bounded(data)
     return parsed

@@ -195,6 +195,29 @@ class RawStore:
             raise RawStoreError(f"raw payload {path} no longer matches its hash (now {actual})")
         return data
 
+    def recover(self) -> dict[str, int]:
+        """Clean up after a writer that died mid-``put`` (kill -9, power loss): ``.tmp-*`` files whose
+        bytes were never renamed under their hash are removed, and a torn last line of the manifest
+        (a fetch whose line was half written) is cut off, so the next line starts on its own.
+
+        Call it only while holding the warehouse's writer lock: another writer's ``.tmp-*`` file
+        is its bytes in flight. Returns what it removed.
+        """
+        removed = {"temporary_files": 0, "torn_manifest_bytes": 0}
+        if not self.root.is_dir():
+            return removed
+        for path in self.root.glob("??/.tmp-*"):
+            path.unlink(missing_ok=True)
+            removed["temporary_files"] += 1
+        if self.manifest_path.is_file():
+            data = self.manifest_path.read_bytes()
+            if data and not data.endswith(b"\n"):
+                keep = data.rfind(b"\n") + 1
+                with open(self.manifest_path, "r+b") as fh:
+                    fh.truncate(keep)
+                removed["torn_manifest_bytes"] = len(data) - keep
+        return removed
+
     def verify(self) -> list[tuple[str, str]]:
         """``(path, problem)`` for every stored file whose bytes no longer match its name."""
         problems = []

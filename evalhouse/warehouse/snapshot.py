@@ -34,11 +34,19 @@ import pandas as pd
 from evalhouse.common import progress
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.registry import load_registry
-from evalhouse.errors import InputError
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, views
 from evalhouse.warehouse.eee_export import export_tree
 from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.snapshot_manifest import (
+    HEX64_RE,
+    MAX_MANIFEST_BYTES,
+    SnapshotError,
+    check_manifest,
+    identifier,
+    safe_relpath,
+    sql_type,
+)
 
 FORMAT = "evalhouse-snapshot"
 FORMAT_VERSION = 2
@@ -58,10 +66,6 @@ EXCLUDED_PREFIXES = ("_", "analysis_")
 #: Views with one row per score: a frozen copy would be another copy of ``score``. They are
 #: recorded (columns, SQL hash) and built from their SQL over the frozen tables on open.
 DERIVED_VIEWS = frozenset({"v_score_current", "v_cell_candidates", "v_provenance"})
-
-
-class SnapshotError(InputError):
-    """A snapshot that cannot be created, read or trusted; the message names the problem."""
 
 
 # -- small helpers --------------------------------------------------------------------------
@@ -522,25 +526,38 @@ def load_manifest(path: str | os.PathLike[str]) -> tuple[dict[str, Any], bytes]:
     raw_path = root / MANIFEST
     if not raw_path.is_file():
         raise SnapshotError(f"{root} is not a snapshot: it has no {MANIFEST}")
+    if raw_path.is_symlink():
+        raise SnapshotError(f"{root / MANIFEST} is a symbolic link; a snapshot holds regular files only")
+    if raw_path.stat().st_size > MAX_MANIFEST_BYTES:
+        raise SnapshotError(f"{root / MANIFEST} is larger than {MAX_MANIFEST_BYTES:,} bytes; not a snapshot manifest")
     raw = raw_path.read_bytes()
     try:
         manifest = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SnapshotError(f"{root / MANIFEST} is not valid JSON ({exc}); the snapshot is damaged") from exc
+    except RecursionError:
+        raise SnapshotError(f"{root / MANIFEST} is nested too deeply to be a snapshot manifest") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise SnapshotError(f"{root / MANIFEST} is not an evalhouse snapshot manifest (no format {FORMAT!r})")
-    tables = manifest.get("tables")
-    if (
-        not isinstance(manifest.get("files"), dict)
-        or not isinstance(tables, dict)
-        or not all(isinstance(e, dict) and isinstance(e.get("files"), list) for e in tables.values())
-    ):
-        raise SnapshotError(f"{root / MANIFEST} has no well-formed files/tables sections; the snapshot is damaged")
+    try:
+        check_manifest(manifest, len(raw))
+    except SnapshotError as exc:
+        raise SnapshotError(f"{root / MANIFEST} is malformed: {exc}; refused before anything is read") from None
     return manifest, raw
 
 
 def _unsafe(rel: str) -> bool:
-    return PurePosixPath(rel).is_absolute() or ".." in PurePosixPath(rel).parts
+    return safe_relpath(rel) is not None
+
+
+def _linked(root: Path, rel: str) -> bool:
+    """Whether the file or a folder on its way inside the snapshot is a symbolic link."""
+    path = root
+    for part in PurePosixPath(rel).parts:
+        path = path / part
+        if path.is_symlink():
+            return True
+    return False
 
 
 def _manifest_problems(manifest: dict[str, Any], raw: bytes) -> list[str]:
@@ -570,6 +587,10 @@ def _manifest_problems(manifest: dict[str, Any], raw: bytes) -> list[str]:
 
 def _check_file(report: VerifyReport, rel: str, expected: dict[str, Any]) -> None:
     path = report.path / rel
+    if _linked(report.path, rel):
+        report.changed.append(rel)
+        report.details[rel] = "a symbolic link (a snapshot holds regular files only; links are never followed)"
+        return
     if not path.is_file():
         report.missing.append(rel)
         return
@@ -587,13 +608,30 @@ def _check_file(report: VerifyReport, rel: str, expected: dict[str, Any]) -> Non
     report.details[rel] = note
 
 
-def verify_snapshot(path: str | os.PathLike[str]) -> VerifyReport:
+def _expected_id(manifest: dict[str, Any], expect_id: str | None) -> list[str]:
+    if expect_id is None:
+        return []
+    if not HEX64_RE.match(expect_id):
+        raise SnapshotError(f"--expect-id {expect_id[:80]!r} is not a snapshot id (64 lower-case hex digits)")
+    if manifest["snapshot_id"] == expect_id:
+        return []
+    return [
+        f"snapshot id {manifest['snapshot_id'][:16]}… is not the expected {expect_id[:16]}… "
+        "(a re-sealed or different snapshot)"
+    ]
+
+
+def verify_snapshot(path: str | os.PathLike[str], *, expect_id: str | None = None) -> VerifyReport:
     """Re-hash every file; report changed, missing and extra files and an edited manifest.
 
-    Raises :class:`SnapshotError` only when ``path`` is not a readable snapshot at all.
+    ``expect_id`` (the id an analysis recorded) must equal the manifest's: a manifest is
+    self-consistent by construction, since anyone can recompute its id and seal, so only an id
+    known from elsewhere says the snapshot is the one meant. Raises :class:`SnapshotError` only
+    when ``path`` is not a readable snapshot at all (or its manifest is malformed).
     """
     manifest, raw = load_manifest(path)
-    report = VerifyReport(Path(path), manifest, manifest_problems=_manifest_problems(manifest, raw))
+    problems = _expected_id(manifest, expect_id) + _manifest_problems(manifest, raw)
+    report = VerifyReport(Path(path), manifest, manifest_problems=problems)
     files = sorted(manifest["files"].items())
     for rel, expected in progress.each(files, "snapshot verify: files", total=len(files)):
         if _unsafe(rel):
@@ -607,9 +645,9 @@ def verify_snapshot(path: str | os.PathLike[str]) -> VerifyReport:
     return report
 
 
-def require_verified(path: str | os.PathLike[str]) -> VerifyReport:
+def require_verified(path: str | os.PathLike[str], *, expect_id: str | None = None) -> VerifyReport:
     """Verify, and refuse (with every problem named) a snapshot that does not match its manifest."""
-    report = verify_snapshot(path)
+    report = verify_snapshot(path, expect_id=expect_id)
     if not report.ok:
         raise SnapshotError(f"{path} failed verification: " + "; ".join(report.problems()))
     return report
@@ -624,19 +662,30 @@ def relation_sql(root: Path, entry: dict[str, Any]) -> str:
     The file list is explicit (not a glob) so only hashed files are read; hive partitioning is on
     only for the partitioned table, so a ``key=value`` folder above the snapshot adds nothing.
     """
-    columns = entry["columns"]
+    # Names and types come from a manifest, so they are validated here again (whoever calls):
+    # identifiers only, types rebuilt from the closed grammar, files inside the folder.
+    columns = [(identifier(col, "column"), sql_type(ctype)) for col, ctype in entry["columns"]]
     if not entry["files"]:
         # an empty partitioned table has no files at all: keep its typed, empty shape
         typed = ", ".join(f"CAST(NULL AS {ctype}) AS {quote_ident(col)}" for col, ctype in columns)
         return f"SELECT {typed} WHERE false"
-    files = ", ".join(quote_literal(str((root / f).resolve())) for f in entry["files"])
+    files = ", ".join(quote_literal(str(_inside(root, f))) for f in entry["files"])
     part = entry.get("partition_by")
     if part:
-        ptype = dict((c, t) for c, t in columns)[part]
+        ptype = dict(columns)[identifier(part, "partition column")]
         options = f"hive_partitioning = true, hive_types = {{{quote_literal(part)}: {ptype}}}"
     else:
         options = "hive_partitioning = false"
     return f"SELECT {', '.join(quote_ident(c) for c, _ in columns)} FROM read_parquet([{files}], {options})"
+
+
+def _inside(root: Path, rel: str) -> Path:
+    """``root / rel`` resolved, refused unless it is a file inside the snapshot folder."""
+    base = root.resolve()
+    target = (base / rel).resolve()
+    if safe_relpath(rel) is not None or not target.is_relative_to(base) or _linked(base, rel):
+        raise SnapshotError(f"{rel[:120]!r} is not a regular file inside the snapshot {base}")
+    return target
 
 
 def _meta_sql(root: Path, manifest: dict[str, Any]) -> str:
@@ -685,7 +734,9 @@ def _build_catalog(catalog: Path, root: Path, manifest: dict[str, Any]) -> None:
         con.close()
 
 
-def open_snapshot(path: str | os.PathLike[str], *, verify: bool = True) -> duckdb.DuckDBPyConnection:
+def open_snapshot(
+    path: str | os.PathLike[str], *, verify: bool = True, expect_id: str | None = None
+) -> duckdb.DuckDBPyConnection:
     """A read-only DuckDB connection over a snapshot's Parquet files with the warehouse's views.
 
     The snapshot is verified first and a corrupted one is refused. The tables and views are
@@ -693,11 +744,12 @@ def open_snapshot(path: str | os.PathLike[str], *, verify: bool = True) -> duckd
     database cannot be), so CREATE/INSERT/UPDATE on them fail; temporary tables still work as
     scratch space. ``SELECT snapshot_id FROM snapshot_meta`` (or :func:`snapshot_id`) gives the
     id to record with an analysis. ``verify=False`` skips the re-hash for a snapshot you have just
-    verified yourself.
+    verified yourself. ``expect_id`` (the id an analysis recorded) refuses any other snapshot,
+    a re-sealed one included; it implies ``verify``.
     """
     root = Path(path).resolve()
-    if verify:
-        manifest = require_verified(root).manifest
+    if verify or expect_id is not None:
+        manifest = require_verified(root, expect_id=expect_id).manifest
     else:
         manifest, _ = load_manifest(root)
     tmp = Path(tempfile.mkdtemp(prefix="evalhouse-snapshot-"))

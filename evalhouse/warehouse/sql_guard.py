@@ -157,25 +157,27 @@ def _first_line(exc: BaseException) -> str:
 
 
 @contextmanager
-def guarded_query(
+def guarded_query(  # noqa: PLR0913 - keyword-only: the target (db + raw store, or snapshot + id) and a limit
     sql: str,
     *,
     db: str | os.PathLike[str] | None = None,
     raw_store: str | os.PathLike[str] | None = None,
     snapshot: str | os.PathLike[str] | None = None,
+    expect_id: str | None = None,
     limit: int | None = None,
 ) -> Iterator[GuardedResult]:
     """Run ``sql`` on a verified snapshot (``snapshot``) or else the live warehouse ``db``.
 
     The live warehouse is opened read-only (waiting for a writer's load transaction like every
     reader) with its file and raw store readable; a snapshot only its own folder. The
-    connection closes when the block ends. A statement that is not a query is refused before
+    connection closes when the block ends. ``expect_id`` refuses any snapshot but the one whose
+    id an analysis recorded (see :func:`open_snapshot`). A statement that is not a query is refused before
     anything is opened.
     """
     with duckdb.connect() as scratch:
         check(scratch, sql)
     if snapshot is not None:
-        con = open_snapshot(snapshot)
+        con = open_snapshot(snapshot, expect_id=expect_id)
         allowed: list[str | os.PathLike[str]] = [Path(snapshot)]
         closer = con.close
     elif db is not None:

@@ -66,6 +66,8 @@ def read_long_csv(path: str | Path) -> pd.DataFrame:
         frame = pd.read_csv(path, dtype={"model": str, "benchmark": str, "score": str}, keep_default_na=False)
     except pd.errors.EmptyDataError as exc:
         raise EquatingInputError(f"{path}: empty file; need a header {','.join(LONG_COLUMNS)} and rows") from exc
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:  # a ragged row, bytes that are not text
+        raise EquatingInputError(f"{path}: not a readable CSV: {exc}") from exc
     missing = [c for c in LONG_COLUMNS if c not in frame.columns]
     if missing:
         raise EquatingInputError(f"{path}: long CSV lacks columns {missing}; need {list(LONG_COLUMNS)}")

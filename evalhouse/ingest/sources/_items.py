@@ -68,7 +68,7 @@ def choice_stats(lls: list[float], chars: list[int] | None, gold: int | list[int
 def json_doc(body: bytes, what: str) -> Any:
     try:
         return json.loads(body.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ParseError(f"{what} is not JSON: {exc}") from exc
 
 
@@ -79,7 +79,7 @@ def jsonl(body: bytes, name: str) -> Iterator[tuple[int, dict[str, Any] | ParseF
             continue
         try:
             obj = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             yield n, ParseFailure(f"{name}:{n}", f"not a JSON line: {exc}", raw[:2000].decode("utf-8", "replace"))
             continue
         if not isinstance(obj, dict):

@@ -58,7 +58,7 @@ def plan(state: SourceState) -> list[FetchRequest]:
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     try:
         runs = load_yaml(common.decode_text(body, "the aider polyglot YAML"))
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:
         raise ParseError(f"the aider polyglot leaderboard is not YAML: {exc}") from exc
     if not isinstance(runs, list):
         raise LayoutChanged("layout changed: the aider polyglot leaderboard is not a YAML list of runs")

@@ -229,7 +229,7 @@ def _js_literal(html: str, start: int) -> str:
         value, _end = _DECODER.raw_decode(html, start)
         if isinstance(value, str):
             return value
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         pass
     end = start + 1
     while end < len(html) and html[end] != '"':
@@ -239,7 +239,7 @@ def _js_literal(html: str, start: int) -> str:
     body = re.sub(r"\\x([0-9a-fA-F]{2})", r"\\u00\1", html[start + 1 : end]).replace("\\'", "'")
     try:
         return json.loads(f'"{body}"', strict=False)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ParseError(f"a flight payload chunk at character {start} is not a valid JS string: {exc}") from exc
 
 

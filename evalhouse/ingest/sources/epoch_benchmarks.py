@@ -38,6 +38,7 @@ from evalhouse.schema.records import (
 )
 
 ZIP_URL = "https://epoch.ai/data/benchmark_data.zip"
+EXPORT_NAME = "benchmark_data.zip"
 MAPPING_FILE = "epoch_benchmarks.yaml"
 MAX_MEMBER_BYTES = 64 * 1024 * 1024  # per CSV once inflated: the raw-payload cap, against zip bombs
 SOURCE_FILE = "evalhouse.source_file"
@@ -222,12 +223,13 @@ def plan(state: SourceState) -> list[FetchRequest]:
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     """Records from the export zip (members in sorted order) or from one CSV named by the meta."""
+    names = [_last_component(x) for x in (meta.label, meta.url) if x]
     if body[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
         members = _read_zip(body)
+        yield from _missing_members(members, export=EXPORT_NAME in names)
         for name, data in members:
             yield from parse_csv(name, data, meta=meta)
         return
-    names = [_last_component(x) for x in (meta.label, meta.url) if x]
     if any(n.lower().endswith(".zip") for n in names):
         raise ParseError(f"expected the Epoch zip export, got {len(body)} bytes starting {body[:16]!r}")
     csv_name = next((n for n in names if n.lower().endswith(".csv")), None)
@@ -247,8 +249,36 @@ def _last_component(text: str) -> str:
     return PurePosixPath(path.replace("\\", "/")).name
 
 
+def _missing_members(members: list[tuple[str, bytes]], *, export: bool) -> Iterator[ParseItem]:
+    """Every file the mapping declares that the zip lacks, as a refused row naming it.
+
+    A run of an export missing files is therefore never ``completed``; the daily export
+    (``benchmark_data.zip``) holding fewer than half of them is refused whole, so a truncated
+    export never replaces the hub's data with a sliver of it.
+    """
+    present = {name for name, _ in members}
+    missing = sorted(set(MAPPING.files) - present)
+    declared = len(MAPPING.files)
+    held = declared - len(missing)
+    if export and held * 2 < declared:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise ParseError(
+            f"the Epoch export holds {held} of the {declared} files {MAPPING_FILE} declares (missing: {shown});"
+            " a partial export is refused"
+        )
+    for name in missing:
+        yield ParseFailure(
+            f"{EXPORT_NAME}:{name}",
+            f"the export holds no {name}, which {MAPPING_FILE} declares ({held} of {declared} files present)",
+        )
+
+
 def _read_zip(body: bytes) -> list[tuple[str, bytes]]:
-    """Every CSV member, inflated and CRC-checked before anything is yielded."""
+    """Every CSV member, inflated and CRC-checked before anything is yielded.
+
+    Members are known by their file name (the export has kept them at the top level or in one
+    folder); two members with one name in different folders are refused, never one picked.
+    """
     try:
         with zipfile.ZipFile(io.BytesIO(body)) as archive:
             infos = sorted(
@@ -257,6 +287,16 @@ def _read_zip(body: bytes) -> list[tuple[str, bytes]]:
             )
             if not infos:
                 raise ParseError(f"the Epoch zip holds no CSV files (members: {archive.namelist()[:10]})")
+            by_name: dict[str, list[str]] = {}
+            for info in infos:
+                by_name.setdefault(PurePosixPath(info.filename).name, []).append(info.filename)
+            twice = {name: paths for name, paths in by_name.items() if len(paths) > 1}
+            if twice:
+                name, paths = sorted(twice.items())[0]
+                raise ParseError(
+                    f"the Epoch zip holds {len(paths)} members named {name} in different folders ({', '.join(paths)});"
+                    f" which one is the export's is ambiguous, so the zip is refused ({len(twice)} such name(s))"
+                )
             members = []
             for info in infos:
                 if info.file_size > MAX_MEMBER_BYTES:

@@ -72,17 +72,29 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     if kind == "categories":
         try:
             doc = json.loads(text)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise ParseError(f"categories_{release}.json is not JSON: {exc}") from exc
         if not isinstance(doc, dict) or not all(isinstance(v, list) for v in doc.values()):
             raise LayoutChanged(f"layout changed: categories_{release}.json is not {{category: [tasks]}}")
         return
-    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    try:
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise ParseError(f"the LiveBench table is not readable CSV: {exc}") from exc
     if not rows:
         raise EmptyPlaceholder(f"empty placeholder: table_{release}.csv has no rows")
     if "model" not in rows[0]:
         raise LayoutChanged(f"layout changed: table_{release}.csv has no 'model' column")
     for n, row in enumerate(rows, start=1):
+        if None in row:  # csv.DictReader keeps the fields past the header under the key None
+            extra = len(row[None]) if isinstance(row[None], list) else 1
+            cells = {k if k is not None else "(past the header)": v for k, v in row.items()}
+            yield ParseFailure(
+                f"table_{release}.csv row {n}",
+                f"row has {extra} more field(s) than the header",
+                common.row_payload(cells),
+            )
+            continue
         yield from _row(row, release, f"table_{release}.csv row {n}", meta)
 
 

@@ -78,7 +78,7 @@ def _collection(doc: Any, name: str) -> list[Any]:
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     try:
         doc = json.loads(common.decode_text(body, "the llm-stats payload"))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ParseError(f"the llm-stats {meta.label} payload is not JSON: {exc}") from exc
     name = meta.label or "scores"
     rows = _collection(doc, name)

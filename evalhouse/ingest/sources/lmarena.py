@@ -52,7 +52,10 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     if body.startswith(_PICKLE_MAGIC) or meta.url.endswith(".pkl"):
         raise ParseError("refusing to unpickle an LMArena .pkl payload (it could run arbitrary code); use the CSV")
     text = common.decode_text(body, "the LMArena CSV")
-    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    try:
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise ParseError(f"the LMArena CSV is not readable CSV: {exc}") from exc
     header = list(rows[0]) if rows else next(csv.reader(io.StringIO(text)), [])
     missing = [c for c in COLUMNS if c not in header]
     if missing:
@@ -66,8 +69,8 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
 def _row(row: Mapping[str, str], locator: str, meta: FetchMeta) -> Iterator[ParseItem]:
     payload = common.row_payload(row)
     try:
-        score = common.parse_number(row["Arena Score"], "elo")
-        votes = int(common.parse_number(row["Votes"].replace(",", ""), "count"))
+        score = common.parse_number(row.get("Arena Score") or "", "elo")
+        votes = int(common.parse_number((row.get("Votes") or "").replace(",", ""), "count"))
     except CellError as exc:
         yield ParseFailure(locator, str(exc), payload)
         return

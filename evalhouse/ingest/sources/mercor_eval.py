@@ -74,7 +74,7 @@ def follow(body: bytes, *, meta: FetchMeta) -> list[FetchRequest]:
 def _envelope(body: bytes) -> Mapping[str, Any]:
     try:
         doc = json.loads(common.decode_text(body, "the Mercor export"))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ParseError(f"the Mercor export is not JSON: {exc}") from exc
     if not isinstance(doc, dict):
         raise ParseError("the Mercor export is not a JSON object")

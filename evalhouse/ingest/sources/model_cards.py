@@ -153,7 +153,7 @@ def _html_reason(text: str, meta: FetchMeta) -> str:
 def _parse_api(text: str, meta: FetchMeta) -> Iterator[ParseItem]:
     try:
         doc = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ParseError(f"the Hub API body is not valid JSON: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("id") or doc.get("modelId"), str):
         keys = sorted(doc)[:10] if isinstance(doc, dict) else type(doc).__name__
@@ -214,7 +214,7 @@ def _parse_readme(text: str, meta: FetchMeta) -> Iterator[ParseItem]:
         return
     try:
         card = RepoCard(text, ignore_metadata_errors=True)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:
         raise ParseError(f"the card's YAML front matter is not valid YAML: {' '.join(str(exc).split())}") from exc
     except ValueError as exc:
         raise ParseError(f"the card's front matter is not a mapping: {exc}") from exc
@@ -262,7 +262,7 @@ def _repo_from_sources(found: Sequence[claims.Claim | ParseFailure]) -> str | No
 def _parse_eval_file(text: str, meta: FetchMeta) -> Iterator[ParseItem]:
     try:
         data = load_yaml(text)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:
         raise ParseError(f"the .eval_results file is not valid YAML: {' '.join(str(exc).split())}") from exc
     repo_id = _repo_from_url(meta.url) or _local_repo(meta.url)
     if repo_id is None:

@@ -66,7 +66,7 @@ def plan(state: SourceState) -> list[FetchRequest]:
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     try:
         rows = json.loads(common.decode_text(body, "the Open LLM Leaderboard contents"))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ParseError(f"the Open LLM Leaderboard contents are not JSON: {exc}") from exc
     if isinstance(rows, dict):
         rows = rows.get("rows", rows.get("data"))

@@ -62,7 +62,11 @@ plan = X.files_only
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     name = meta.label or "panel.csv"
     header = body.split(b"\n", 1)[0].decode("utf-8-sig", "replace").strip().replace("\r", "")
-    if tuple(h.strip() for h in next(csv.reader([header]), [])) != COLUMNS:
+    try:
+        columns = tuple(h.strip() for h in next(csv.reader([header]), []))
+    except csv.Error as exc:
+        raise ParseError(f"{name}: the header is not readable CSV: {exc}") from exc
+    if columns != COLUMNS:
         raise ParseError(f"{name}: header must be {','.join(COLUMNS)} (got {header[:200]!r})")
     data, failures = _fast(body)
     if data is None:
@@ -100,7 +104,11 @@ def _exact(body: bytes, name: str) -> tuple[pa.Table, list[ParseFailure]]:
     text = body.decode("utf-8-sig", "replace")
     cols: dict[str, list[Any]] = {c: [] for c in (*COLUMNS, "line")}
     failures = []
-    for n, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise ParseError(f"{name} is not readable CSV: {exc}") from exc
+    for n, row in enumerate(rows, start=1):
         if n == 1 or not row or all(not c.strip() for c in row):
             continue
         if len(row) != len(COLUMNS):

@@ -58,7 +58,7 @@ def plan(state: SourceState) -> list[FetchRequest]:
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     try:
         doc = json.loads(common.decode_text(body, "the Terminal-Bench response"))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ParseError(f"the Terminal-Bench response is not JSON: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
         raise LayoutChanged("layout changed: the Terminal-Bench response has no 'rows' list")

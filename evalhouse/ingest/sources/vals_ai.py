@@ -81,7 +81,12 @@ def _undefined(value: Any) -> bool:
 def _views(body: bytes, meta: FetchMeta) -> list[Mapping[str, Any]]:
     text = common.decode_text(body, "the Vals.ai payload")
     if text.lstrip().startswith("{"):
-        doc = json.loads(text)
+        try:
+            doc = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise ParseError(f"the Vals.ai payload is not JSON: {exc}") from exc
+        if not isinstance(doc, dict):
+            raise pages.LayoutChanged("layout changed: the Vals.ai payload is not a JSON object")
         return list(doc.get("benchmarks") or [doc])
     doc = pages.soup(body, "the Vals.ai page")
     islands = [i for i in doc.find_all("astro-island") if "BenchmarkView" in (i.get("component-url") or "")]
@@ -93,7 +98,7 @@ def _views(body: bytes, meta: FetchMeta) -> list[Mapping[str, Any]]:
         raise pages.LayoutChanged(f"layout changed: no astro-island BenchmarkView on {meta.url}")
     try:
         props = {k: decode_astro(v) for k, v in json.loads(islands[0]["props"]).items()}
-    except (json.JSONDecodeError, KeyError) as exc:
+    except (json.JSONDecodeError, RecursionError, KeyError) as exc:
         raise ParseError(f"the BenchmarkView props on {meta.url} are not Astro JSON: {exc}") from exc
     view = props.get("benchmarkView") or {}
     view = view.get("default", view) if isinstance(view, dict) else {}

@@ -66,7 +66,7 @@ def plan(state: SourceState) -> list[FetchRequest]:
 def _json(body: bytes, what: str) -> Any:
     try:
         return json.loads(common.decode_text(body, what))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ParseError(f"{what} is not JSON: {exc}") from exc
 
 

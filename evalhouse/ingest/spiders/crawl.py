@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from scrapy.crawler import CrawlerRunner
 from scrapy.settings import Settings
@@ -69,7 +70,33 @@ def crawl_settings(mirror: str | None, overrides: dict[str, Any] | None = None) 
         settings.setdict(project_settings.MIRROR_OVERRIDES, priority="project")
     if overrides:
         settings.setdict(overrides, priority="cmdline")
+    deadline = settings.getfloat("CLOSESPIDER_TIMEOUT")
+    if deadline > 0 and settings.getfloat("DOWNLOAD_TIMEOUT") > deadline:
+        # closing the spider at the deadline does not cancel downloads in flight: none may outlive it
+        settings.set("DOWNLOAD_TIMEOUT", deadline, priority="cmdline")
     return settings
+
+
+def _split_credentials(mirror: str | None) -> tuple[str | None, dict[str, str]]:
+    """A mirror base URL without its userinfo, and the credentials as scrapy's HttpAuth settings.
+
+    Scrapy cannot fetch ``http://user:pass@host/…`` (it takes the userinfo for part of the host,
+    and would print the password in every log line and error); sent as Basic auth to the mirror's
+    host only, the credentials never appear in a URL.
+    """
+    if mirror is None:
+        return None, {}
+    parts = urlsplit(mirror)
+    if parts.scheme.lower() not in ("http", "https") or "@" not in parts.netloc:
+        return mirror, {}
+    hostport = parts.netloc.rpartition("@")[2]
+    clean = urlunsplit((parts.scheme, hostport, parts.path, parts.query, parts.fragment))
+    auth = {
+        "http_user": unquote(parts.username or ""),
+        "http_pass": unquote(parts.password or ""),
+        "http_auth_domain": parts.hostname or "",
+    }
+    return clean, auth
 
 
 def crawl(
@@ -81,6 +108,7 @@ def crawl(
 ) -> CrawlOutcome:
     """Crawl ``module``'s planned ``requests`` (following its ``follow()`` rules); block until done."""
     spider_cls = spider_for(module.SPIDER)  # type: ignore[attr-defined]
+    mirror, auth = _split_credentials(mirror)
     settings = crawl_settings(mirror, overrides)
     collector = Collector()
     stats: dict[str, Any] = {}
@@ -89,9 +117,15 @@ def crawl(
     def start() -> Any:
         runner = CrawlerRunner(settings)
         crawler = runner.create_crawler(spider_cls)
-        deferred = runner.crawl(crawler, module=module, requests=requests, mirror=mirror, collector=collector)
+        deferred = runner.crawl(crawler, module=module, requests=requests, mirror=mirror, collector=collector, **auth)
         deferred.addCallback(lambda _: stats.update(crawler.stats.get_stats()))
         return deferred
 
     blockingCallFromThread(reactor, start)
-    return CrawlOutcome(collector.pages, collector.failures, collector.malformed, stats)
+    failures = list(collector.failures)
+    if stats.get("finish_reason") == "closespider_timeout":
+        limit = settings.getfloat("CLOSESPIDER_TIMEOUT")
+        url = requests[0].url if requests else "(crawl)"
+        message = f"deadline exceeded ({limit:g} s per source): the crawl was closed before it finished"
+        failures.insert(0, FailedPage(url, "deadline", message, planned=True))  # the run's reason
+    return CrawlOutcome(collector.pages, failures, collector.malformed, stats)

@@ -40,6 +40,9 @@ REMOTE_CONTROL_ENABLED = False
 HTTPCACHE_ENABLED = False
 DEPTH_LIMIT = 3
 CLOSESPIDER_PAGECOUNT = 2000
+# The source deadline: a crawl still running after this many seconds is closed and its run fails
+# with "deadline exceeded" (a slow-drip server must not hold the warehouse lock all night).
+CLOSESPIDER_TIMEOUT = 300
 
 ITEM_PIPELINES = {
     "evalhouse.ingest.spiders.pipelines.ItemShapeCheck": 100,

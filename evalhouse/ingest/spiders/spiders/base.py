@@ -127,8 +127,14 @@ def classify(failure: Failure) -> tuple[str, int | None, str]:
     text = str(exc)
     if isinstance(exc, HttpError):
         status = exc.response.status
+        location = exc.response.headers.get("Location")
+        if 300 <= status < 400 and location:  # a redirect scrapy would not follow (file://, ftp://…)
+            where = location.decode("latin-1")
+            return "invalid_url", status, f"HTTP {status}: redirect to unsupported location {where}"
         return "http_status", status, f"HTTP {status}"
     if isinstance(exc, IgnoreRequest):
+        if "DOWNLOAD_MAXSIZE" in text:  # a body (or its decompression: a gzip bomb) over the size cap
+            return "too_large", None, f"body larger than DOWNLOAD_MAXSIZE: {text}"
         if "robots" in text.lower():
             return "robots", None, "forbidden by robots.txt"
         if "redirect" in text.lower():

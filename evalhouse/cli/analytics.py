@@ -32,9 +32,11 @@ def report(
 
     Sections: the factor structure of the Artificial Analysis snapshot (scree with the
     parallel-analysis curve, loadings raw vs date-adjusted, first-factor score vs release date,
-    the prediction ladder's dMSE forest plot) and the equated ability scale of the Epoch hub
-    (theta vs release date with CIs, benchmark characteristic curves). Sections whose data is not
-    in the input say so instead of failing. Every fit behind a section is recorded.
+    the prediction ladder's dMSE forest plot), the equated ability scale of the Epoch hub
+    (theta vs release date with CIs, benchmark characteristic curves) and, where the input holds
+    item responses, the item audit (cost/noise, cheapest axis, welfare landscape; the newest
+    stored 'analyze items' run, else fitted for the page). Sections whose data is not in the
+    input say so instead of failing. Every fit behind a section is recorded.
     """
     from evalhouse.analytics import runs
 

@@ -1,6 +1,7 @@
 """The analyses' figures for the explorer: the report's sections, run on the site's snapshot.
 
-The same sections as ``evalhouse report`` (factor structure, equating), so a figure in the
+The same sections as ``evalhouse report`` (factor structure, equating, item audit when the
+snapshot holds item responses), so a figure in the
 report is the figure on the site. Nothing is recorded: the site only shows.
 """
 

@@ -59,6 +59,12 @@ def test_simulate_then_analyze_with_welfare(tmp_path: Path) -> None:
     con.close()
     assert sec.status == "ok"
     assert sum("<img" in b for b in sec.blocks) == 3  # cost/noise, cheapest axis, welfare landscape
+    # ... and the same section is on the HTML report page
+    page = tmp_path / "report.html"
+    report = _run("--db", db, "report", "--no-record", "--output", str(page), "--json")
+    by_title = {s["title"]: s for s in report["sections"]}
+    assert by_title[sec.title]["status"] == "ok" and by_title[sec.title]["figures"] == 3
+    assert "welfare" in page.read_text(encoding="utf-8").lower()
 
 
 def test_ingest_command_routes_harness_logs(tmp_path: Path, formats: Path) -> None:

@@ -19,14 +19,20 @@ import matplotlib
 matplotlib.use("Agg")  # no display: figures only go into the page
 
 from evalhouse.analytics.data.pin import pin_of
+from evalhouse.analytics.items.report import section as items_section
 from evalhouse.analytics.report.equate import section as equate_section
 from evalhouse.analytics.report.factor import section as factor_section
 from evalhouse.analytics.report.section import ReportSection, Section
 from evalhouse.version import __version__
 
 
+def _items(con: duckdb.DuckDBPyConnection) -> ReportSection:
+    # the report reads a snapshot (read-only): an audit fitted here is shown, not stored
+    return items_section(con, None)
+
+
 def sections() -> list[Section]:
-    return [factor_section, equate_section]
+    return [factor_section, equate_section, _items]
 
 
 STYLE = """

@@ -31,6 +31,7 @@ from evalhouse.analytics.matrix.correlation import CorrelationImputer
 from evalhouse.analytics.matrix.densify import Densifier
 from evalhouse.analytics.matrix.holdout import R2_GATE, evaluate_imputer, holdout_mask, select_imputer
 from evalhouse.analytics.matrix.impute import GowerKNNImputer, MissForestImputer, SoftImpute
+from evalhouse.common import progress
 from evalhouse.errors import InputError
 
 ImputerSpec = Any | tuple[Any, Mapping[str, list[Any]]]
@@ -137,53 +138,70 @@ def factor_grid(  # noqa: PLR0913 - keyword-only settings of one analysis
         }
     frame = as_float_frame(wide)
     rows, solutions = [], {}
-    for dname, densifier in densifiers.items():
-        dense = densifier.fit(frame).transform(frame)
-        n, p = dense.shape
-        for iname, spec in imputers.items():
-            imputer, grid = spec if isinstance(spec, tuple) else (spec, None)
-            row: dict[str, Any] = {
-                "densifier": dname,
-                "imputer": iname,
-                "n_models": n,
-                "n_benchmarks": p,
-                "density": densifier.density_,
-            }
-            best, score = choose_and_score(imputer, grid, dense, random_state=random_state, gate=gate)
-            row["params"] = {k: best.get_params()[k] for k in grid} if grid else {}
-            row.update(r2=score.r2, rmse=score.rmse, factored=score.factored)
-            if not score.factored:
-                rows.append(row)
-                continue
-            fitted = best.fit(dense)
-            if isinstance(fitted, CorrelationImputer):
-                corr = fitted.correlation_.to_numpy()
-            else:
-                corr = np.corrcoef(fitted.completed_.to_numpy(dtype=float), rowvar=False)
-            info, result = factor_correlation(
-                corr,
-                n,
-                n_simulations=n_simulations,
-                random_state=random_state,
-                min_factors=min_factors,
-                max_factors=max_factors,
-            )
-            row.update(info)
-            rank = best.get_params().get("rank") if isinstance(best, SoftImpute) else None
-            row["imputer_rank"] = rank
-            # Parallel analysis of a low-rank completion tends to return the completion's own rank.
-            row["k_parallel_is_imputer_rank"] = bool(rank is not None and info["k_parallel"] == rank)
-            if result is not None:
-                row.update(
-                    ave=result.ave,
-                    omega_h=result.omega_h,
-                    omega_total=result.omega_total,
-                    phi_avg=result.phi_mean_offdiag,
+    with progress.task("factor grid: cells", total=len(densifiers) * len(imputers)) as step:
+        for dname, densifier in densifiers.items():
+            dense = densifier.fit(frame).transform(frame)
+            for iname, spec in imputers.items():
+                step.note(f"{dname} x {iname}")
+                row, result = _grid_cell(
+                    dense,
+                    cell={"densifier": dname, "imputer": iname, "density": densifier.density_},
+                    spec=spec,
+                    random_state=random_state,
+                    gate=gate,
+                    factoring={"n_simulations": n_simulations, "min_factors": min_factors, "max_factors": max_factors},
                 )
-                solutions[(dname, iname)] = result
-            rows.append(row)
+                rows.append(row)
+                if result is not None:
+                    solutions[(dname, iname)] = result
+                step.advance()
     table = pd.DataFrame(rows)
     return (table, solutions) if return_solutions else table
+
+
+def _grid_cell(  # noqa: PLR0913 - keyword-only settings of one cell
+    dense: pd.DataFrame,
+    *,
+    cell: dict[str, Any],
+    spec: Any,
+    random_state: int,
+    gate: float,
+    factoring: dict[str, int],
+) -> tuple[dict[str, Any], OmegaResult | None]:
+    """One densifier x imputer cell: the held-out score, then (when factored) the bifactor solution."""
+    n, p = dense.shape
+    imputer, grid = spec if isinstance(spec, tuple) else (spec, None)
+    row: dict[str, Any] = {
+        "densifier": cell["densifier"],
+        "imputer": cell["imputer"],
+        "n_models": n,
+        "n_benchmarks": p,
+        "density": cell["density"],
+    }
+    best, score = choose_and_score(imputer, grid, dense, random_state=random_state, gate=gate)
+    row["params"] = {k: best.get_params()[k] for k in grid} if grid else {}
+    row.update(r2=score.r2, rmse=score.rmse, factored=score.factored)
+    if not score.factored:
+        return row, None
+    fitted = best.fit(dense)
+    if isinstance(fitted, CorrelationImputer):
+        corr = fitted.correlation_.to_numpy()
+    else:
+        corr = np.corrcoef(fitted.completed_.to_numpy(dtype=float), rowvar=False)
+    info, result = factor_correlation(corr, n, random_state=random_state, **factoring)
+    row.update(info)
+    rank = best.get_params().get("rank") if isinstance(best, SoftImpute) else None
+    row["imputer_rank"] = rank
+    # Parallel analysis of a low-rank completion tends to return the completion's own rank.
+    row["k_parallel_is_imputer_rank"] = bool(rank is not None and info["k_parallel"] == rank)
+    if result is not None:
+        row.update(
+            ave=result.ave,
+            omega_h=result.omega_h,
+            omega_total=result.omega_total,
+            phi_avg=result.phi_mean_offdiag,
+        )
+    return row, result
 
 
 DENSIFIER_CHOICES = ("C", "R", "S")

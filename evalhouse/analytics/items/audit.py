@@ -26,6 +26,7 @@ import pandas as pd
 from evalhouse.analytics.base import AnalysisEstimator
 from evalhouse.analytics.items import bootstrap as B
 from evalhouse.analytics.items.engine import Engine, render
+from evalhouse.common import progress
 from evalhouse.common.resources import package_text
 from evalhouse.common.yamls import load_yaml
 from evalhouse.errors import DataMissing, InputError
@@ -107,18 +108,23 @@ class ItemAudit(AnalysisEstimator):
         given = {"improvability": self.improvability_suites, "noise": self.noise_suites}
         chosen = choose_suites(engine) if not all(given.values()) else {}
         suites = {k: list(v) if v else chosen[k] for k, v in given.items()}
-        items = engine.query(self.primitives_sql(suites))
-        items["item_id"] = items["item_id"].astype(str)
-        items = items.sort_values("item_id", ignore_index=True)
-        items["excluded"] = items["excluded_improvability"].where(
-            items["excluded_improvability"].notna(), items["excluded_noise"]
-        )
-        rng = np.random.default_rng(self.random_state)
-        obs = engine.query(render("item_obs.sql", improvability_suites=suites["improvability"]))
-        self._bootstrap_improvability(items, obs, rng)
-        seed_obs = engine.query(render("item_seed_obs.sql", noise_suites=suites["noise"]))
-        self._bootstrap_noise(items, seed_obs, rng)
-        del seed_obs
+        with progress.task("items: audit", total=3) as step:
+            step.note(f"per-item primitives on {engine.name}")
+            items = engine.query(self.primitives_sql(suites))
+            items["item_id"] = items["item_id"].astype(str)
+            items = items.sort_values("item_id", ignore_index=True)
+            items["excluded"] = items["excluded_improvability"].where(
+                items["excluded_improvability"].notna(), items["excluded_noise"]
+            )
+            step.advance(note=f"slope bootstrap ({self.n_boot} replicates)")
+            rng = np.random.default_rng(self.random_state)
+            obs = engine.query(render("item_obs.sql", improvability_suites=suites["improvability"]))
+            self._bootstrap_improvability(items, obs, rng)
+            step.advance(note=f"seed bootstrap ({self.n_boot} replicates)")
+            seed_obs = engine.query(render("item_seed_obs.sql", noise_suites=suites["noise"]))
+            self._bootstrap_noise(items, seed_obs, rng)
+            del seed_obs
+            step.advance()
         self.items_ = items
         self.benchmarks_ = benchmark_summary(items)
         self.suites_ = suites

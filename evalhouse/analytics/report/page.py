@@ -23,6 +23,7 @@ from evalhouse.analytics.items.report import section as items_section
 from evalhouse.analytics.report.equate import section as equate_section
 from evalhouse.analytics.report.factor import section as factor_section
 from evalhouse.analytics.report.section import ReportSection, Section
+from evalhouse.common import progress
 from evalhouse.version import __version__
 
 
@@ -47,7 +48,8 @@ td, th { border: 1px solid #ddd; padding: .25em .6em; text-align: right; } th { 
 
 def write_report(con: duckdb.DuckDBPyConnection, output: Path) -> tuple[dict[str, Any], list[ReportSection]]:
     """Run every section and write one self-contained page; returns a summary and the sections."""
-    built = [make(con) for make in sections()]
+    makers = sections()
+    built = [make(con) for make in progress.each(makers, "report: sections", total=len(makers))]
     snapshot = pin_of(con)
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>evalhouse report</title>",

@@ -14,7 +14,8 @@ from typing import Annotated, Any
 import typer
 
 from evalhouse.cli._analysis import RecordFlag, run, target, with_rules
-from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, out
+from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, guard, out
+from evalhouse.errors import InputError
 
 
 @with_rules()
@@ -25,6 +26,22 @@ def report(
     ),
     snapshot: SnapshotOption = None,
     db: DbOption = None,
+    live: Annotated[
+        bool,
+        typer.Option(
+            "--live",
+            help="Read the live warehouse read-only (pinned to its content hash) instead of freezing it first.",
+        ),
+    ] = False,
+    welfare: Annotated[
+        Path | None,
+        typer.Option(
+            "--welfare",
+            metavar="DIR",
+            help="WORKBank-format folder (task_ratings.csv, task_gwa.csv, item_gwa_rankings.csv) for the item"
+            " section's welfare landscape, as for 'analyze items --welfare'.",
+        ),
+    ] = None,
     record: RecordFlag = True,
     json_out: JsonFlag = False,
 ) -> None:
@@ -35,13 +52,40 @@ def report(
     the prediction ladder's dMSE forest plot), the equated ability scale of the Epoch hub
     (theta vs release date with CIs, benchmark characteristic curves) and, where the input holds
     item responses, the item audit (cost/noise, cheapest axis, welfare landscape; the newest
-    stored 'analyze items' run, else fitted for the page). Sections whose data is not in the
+    stored 'analyze items' run, else fitted for the page; --welfare adds the welfare landscape;
+    a snapshot holds no analysis results, so on one the audit is always fitted). Sections whose data is not in the
     input say so instead of failing. Every fit behind a section is recorded.
+
+    The page is pinned to a snapshot: --snapshot DIR, else the live warehouse is frozen first into
+    <db>.snapshots/ (an unchanged warehouse reuses its earlier snapshot, as 'evalhouse site' does);
+    --live skips the freeze and pins to the warehouse's content hash (warehouse-state:...).
     """
     from evalhouse.analytics import runs
 
     read, into = target(ctx, db, record)
-    run(lambda: runs.report(output, db=read, snapshot=snapshot, record_into=into), _print_report, json_out)
+    if snapshot is None and not live:
+        snapshot = _freeze(read)
+    pinned = snapshot
+
+    def call() -> Any:
+        return runs.report(output, db=read, snapshot=pinned, record_into=into, welfare=welfare)
+
+    run(call, _print_report, json_out)
+
+
+def _freeze(path: Path) -> Path:
+    from evalhouse.config import raw_store_path
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.snapshot_pin import pin_snapshot
+
+    with guard():
+        if not path.exists():
+            raise InputError(f"no warehouse at {path}: give --db, --snapshot DIR, or load data first")
+        with Warehouse.open(path) as wh:
+            folder, created = pin_snapshot(wh, RawStore(raw_store_path(path)))
+    console.print(f"{'froze' if created else 'reusing'} snapshot {folder}", highlight=False)
+    return folder
 
 
 def _print_report(summary: dict[str, Any]) -> None:

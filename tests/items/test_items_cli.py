@@ -61,10 +61,22 @@ def test_simulate_then_analyze_with_welfare(tmp_path: Path) -> None:
     assert sum("<img" in b for b in sec.blocks) == 3  # cost/noise, cheapest axis, welfare landscape
     # ... and the same section is on the HTML report page
     page = tmp_path / "report.html"
-    report = _run("--db", db, "report", "--no-record", "--output", str(page), "--json")
+    report = _run("--db", db, "report", "--no-record", "--welfare", str(folder), "--output", str(page), "--json")
     by_title = {s["title"]: s for s in report["sections"]}
     assert by_title[sec.title]["status"] == "ok" and by_title[sec.title]["figures"] == 3
     assert "welfare" in page.read_text(encoding="utf-8").lower()
+    # the page is pinned to a snapshot frozen beside the warehouse; an unchanged warehouse reuses it
+    frozen = list((tmp_path / "w.snapshots").iterdir())
+    assert (
+        len(frozen) == 1
+        and report["snapshot_id"] == json.loads((frozen[0] / "manifest.json").read_text())["snapshot_id"]
+    )
+    again = _run("--db", db, "report", "--no-record", "--output", str(page), "--json")
+    assert again["snapshot_id"] == report["snapshot_id"] and len(list((tmp_path / "w.snapshots").iterdir())) == 1
+    # without --welfare the snapshot (which holds no analysis results) gets a fresh audit, no landscape
+    assert {s["title"]: s for s in again["sections"]}[sec.title]["figures"] == 2
+    live = _run("--db", db, "report", "--no-record", "--live", "--output", str(page), "--json")
+    assert live["snapshot_id"].startswith("warehouse-state:")
 
 
 def test_ingest_command_routes_harness_logs(tmp_path: Path, formats: Path) -> None:

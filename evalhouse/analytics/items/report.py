@@ -8,6 +8,7 @@ get some instead of failing the report.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -39,14 +40,20 @@ def _has_responses(con: duckdb.DuckDBPyConnection) -> bool:
         return False
 
 
-def section(con: duckdb.DuckDBPyConnection, writable: Any) -> ReportSection:
-    items = _latest(con)
+def section(con: duckdb.DuckDBPyConnection, writable: Any, welfare: Path | None = None) -> ReportSection:
+    """The item section of ``con``: the newest stored audit, else one fitted here (stored into
+    ``writable`` when given). ``welfare`` (a WORKBank-format folder, as for 'analyze items
+    --welfare') scores the items for the welfare landscape; an audit is then fitted here."""
+    items = pd.DataFrame() if welfare is not None else _latest(con)
     if items.empty and _has_responses(con):
         from evalhouse.analytics.items.api import store_audit  # noqa: PLC0415 - the report section loads the audit only when drawn
         from evalhouse.analytics.items.audit import ItemAudit  # noqa: PLC0415 - the report section loads the audit only when drawn
         from evalhouse.analytics.items.engine import DuckDBEngine  # noqa: PLC0415 - the report section loads the audit only when drawn
+        from evalhouse.analytics.items.landscape import add_welfare  # noqa: PLC0415 - the report section loads the audit only when drawn
 
         audit = ItemAudit(n_boot=200).fit(DuckDBEngine(con))
+        if welfare is not None:
+            add_welfare(audit, welfare)
         if writable is not None:
             with writable.transaction() as wcon:
                 store_audit(wcon, audit)

@@ -27,13 +27,14 @@ from evalhouse.common import progress
 from evalhouse.version import __version__
 
 
-def _items(con: duckdb.DuckDBPyConnection) -> ReportSection:
-    # the report reads a snapshot (read-only): an audit fitted here is shown, not stored
-    return items_section(con, None)
+def sections(*, welfare: Path | None = None) -> list[Section]:
+    """The report's sections in page order; ``welfare`` feeds the item section's welfare landscape."""
 
+    def items(con: duckdb.DuckDBPyConnection) -> ReportSection:
+        # the report reads a snapshot (read-only): an audit fitted here is shown, not stored
+        return items_section(con, None, welfare=welfare)
 
-def sections() -> list[Section]:
-    return [factor_section, equate_section, _items]
+    return [factor_section, equate_section, items]
 
 
 STYLE = """
@@ -46,9 +47,11 @@ td, th { border: 1px solid #ddd; padding: .25em .6em; text-align: right; } th { 
 """
 
 
-def write_report(con: duckdb.DuckDBPyConnection, output: Path) -> tuple[dict[str, Any], list[ReportSection]]:
+def write_report(
+    con: duckdb.DuckDBPyConnection, output: Path, *, welfare: Path | None = None
+) -> tuple[dict[str, Any], list[ReportSection]]:
     """Run every section and write one self-contained page; returns a summary and the sections."""
-    makers = sections()
+    makers = sections(welfare=welfare)
     built = [make(con) for make in progress.each(makers, "report: sections", total=len(makers))]
     snapshot = pin_of(con)
     parts = [

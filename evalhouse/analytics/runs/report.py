@@ -10,10 +10,20 @@ from evalhouse.warehouse.analysis import record_analysis
 from evalhouse.warehouse.db import Warehouse
 
 
-def report(output: Path, *, db: Path, snapshot: Path | None = None, record_into: Path | None = None) -> Outcome:
-    """Write the self-contained HTML page; record the fits behind its sections into ``record_into``."""
+def report(
+    output: Path,
+    *,
+    db: Path,
+    snapshot: Path | None = None,
+    record_into: Path | None = None,
+    welfare: Path | None = None,
+) -> Outcome:
+    """Write the self-contained HTML page; record the fits behind its sections into ``record_into``.
+
+    ``welfare``: a WORKBank-format folder for the item section's welfare landscape.
+    """
     with reading(db, snapshot) as con:
-        summary, sections = write_report(con, output)
+        summary, sections = write_report(con, output, welfare=welfare)
     fits = [entry for s in sections for entry in s.records]
     ids: list[str] = []
     if record_into is not None and fits:

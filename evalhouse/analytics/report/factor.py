@@ -18,6 +18,7 @@ import numpy as np
 from evalhouse.analytics.data.aa import aa_frames
 from evalhouse.analytics.factor.efa import FactorFitError
 from evalhouse.analytics.report.plots_factor import (
+    heywood_cells,
     plot_dmse_forest,
     plot_loadings_heatmap,
     plot_score_vs_date,
@@ -85,6 +86,15 @@ def _quantity_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _benchmark_names(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Display names of the benchmarks the input knows (ids where it has none)."""
+    try:
+        rows = con.execute("SELECT benchmark_id, display_name FROM benchmark WHERE display_name IS NOT NULL").fetchall()
+    except duckdb.Error:
+        return {}
+    return {str(b): str(name) for b, name in rows}
+
+
 def section(con: duckdb.DuckDBPyConnection) -> ReportSection:
     """The paper-000 section; a status instead of figures when the AA data is not there."""
     s = ReportSection(title=TITLE, status="ok")
@@ -113,10 +123,19 @@ def section(con: duckdb.DuckDBPyConnection) -> ReportSection:
         f"{record.params['n_simulations']} random matrices of the same shape (parallel analysis: "
         f"{n_parallel} factor(s) above chance).",
     )
+    raw, adjusted = result["loadings_raw"], result["loadings_date_adjusted"]
+    beyond = heywood_cells(raw) + heywood_cells(adjusted)
     s.figure(
-        plot_loadings_heatmap(result["loadings_raw"], result["loadings_date_adjusted"]),
+        plot_loadings_heatmap(raw, adjusted, labels=_benchmark_names(con)),
         "Three-factor ML oblimin pattern loadings on the raw scores and on the scores residualised on "
-        "release date (paper 000, Table 3: F1 agentic, F2 academic, F3 physics).",
+        "release date (paper 000, Table 3: F1 agentic, F2 academic, F3 physics). "
+        + (
+            f"{len(beyond)} loading(s) beyond ±1 (outlined, marked !): "
+            + ", ".join(f"{b} on {f} = {v:.2f}" for b, f, v in beyond)
+            + " — a Heywood case; read that factor with care."
+            if beyond
+            else "No loading is beyond ±1."
+        ),
     )
     s.figure(
         plot_score_vs_date(result["factor_scores"]["F1"], result["release_dates"]),

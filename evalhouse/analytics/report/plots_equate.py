@@ -14,6 +14,7 @@ from matplotlib import dates as mdates
 from matplotlib.figure import Figure
 
 from evalhouse.analytics.equate.curves import CharacteristicCurveEquating
+from evalhouse.analytics.report.plot_labels import place_labels
 from evalhouse.errors import InputError
 
 
@@ -70,25 +71,20 @@ def plot_theta_by_release(  # noqa: PLR0913 - keyword-only settings of one analy
             lw=1.5,
             label="frontier (best so far)",
         )
-    for model in highlight:
-        if model in frame.index:
-            row = frame.loc[model]
-            name = str(labels.get(model, model)) if labels is not None else str(model)
-            if counts is not None and model in counts.index:
-                name = f"{name} ({int(counts[model])} benchmarks)"
-            if len(name) > 48:  # long configuration names would squeeze the axes
-                name = name[:47] + "…"
-            ax.scatter([row["date"]], [row["theta"]], s=40, color="black", zorder=3)
-            # Newest models sit at the right edge: write labels leftwards so they stay inside.
-            ax.annotate(
-                name,
-                (row["date"], row["theta"]),
-                xytext=(-6, 0),
-                textcoords="offset points",
-                ha="right",
-                va="center",
-                fontsize=7,
-            )
+    marked = [m for m in highlight if m in frame.index]
+    names = []
+    for model in marked:
+        name = str(labels.get(model, model)) if labels is not None else str(model)
+        if counts is not None and model in counts.index:
+            name = f"{name} ({int(counts[model])} benchmarks)"
+        names.append(name if len(name) <= 48 else name[:47] + "…")  # long configuration names squeeze the axes
+    if marked:
+        ax.scatter(frame.loc[marked, "date"], frame.loc[marked, "theta"], s=40, color="black", zorder=3)
+        xs = mdates.date2num(frame.loc[marked, "date"])
+        placed = place_labels(ax, list(xs), list(frame.loc[marked, "theta"]), names)
+        if placed.left_out:
+            ax.text(0.99, 0.01, f"{len(placed.left_out)} label(s) left out (no free space)", transform=ax.transAxes,
+                    ha="right", va="bottom", fontsize=6, color="0.4")  # fmt: skip
     locator = mdates.AutoDateLocator()
     ax.xaxis.set_major_locator(locator)
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))

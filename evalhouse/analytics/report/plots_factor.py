@@ -6,13 +6,16 @@ is involved and callers (HTML report, CLI) decide how to render them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from evalhouse.analytics.factor.detrend import logistic4, logistic_fit
+from evalhouse.analytics.report.plot_labels import text_color_on
 
 
 def plot_scree(observed: Any, thresholds: Any | None = None, *, max_factors: int | None = None) -> Figure:
@@ -40,23 +43,47 @@ def plot_scree(observed: Any, thresholds: Any | None = None, *, max_factors: int
     return fig
 
 
-def plot_loadings_heatmap(raw: pd.DataFrame, adjusted: pd.DataFrame | None = None) -> Figure:
-    """Heatmaps of loadings (items x factors): raw and, if given, date-adjusted side by side."""
+def heywood_cells(frame: pd.DataFrame, *, bound: float = 1.0) -> list[tuple[str, str, float]]:
+    """``(row, factor, loading)`` for every loading beyond ±``bound`` (a Heywood case in a pattern
+    matrix from an oblique rotation is possible but says the solution is suspect)."""
+    values = frame.to_numpy(dtype=float)
+    return [
+        (str(frame.index[i]), str(frame.columns[j]), float(v))
+        for (i, j), v in np.ndenumerate(values)
+        if np.isfinite(v) and abs(v) > bound
+    ]
+
+
+def plot_loadings_heatmap(
+    raw: pd.DataFrame, adjusted: pd.DataFrame | None = None, *, labels: Mapping[str, str] | None = None
+) -> Figure:
+    """Heatmaps of loadings (items x factors): raw and, if given, date-adjusted side by side.
+
+    Each number is written in black or white, whichever contrasts more with its cell; a loading
+    beyond ±1 is outlined, marked ``!`` and shown uncapped (the colour scale stops at ±1).
+    ``labels`` maps row ids to display names.
+    """
     panels = [("Raw scores", raw)] + ([("Date-adjusted", adjusted)] if adjusted is not None else [])
     fig = Figure(figsize=(3.2 * len(panels) + 1.0, 0.35 * len(raw) + 1.5))
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     image = None
+    names = [str((labels or {}).get(str(r), r)) for r in raw.index]
     for ax, (title, frame) in zip(axes, panels, strict=True):
         values = frame.to_numpy(dtype=float)
         image = ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
         for (i, j), v in np.ndenumerate(values):
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
+            beyond = bool(np.isfinite(v) and abs(v) > 1)
+            colour = text_color_on(image.cmap(image.norm(v))) if np.isfinite(v) else "black"
+            ax.text(j, i, f"{v:.2f}{'!' if beyond else ''}", ha="center", va="center", fontsize=7, color=colour,
+                    fontweight="bold" if beyond else "normal")  # fmt: skip
+            if beyond:
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#ffb000", lw=2))
         ax.set_xticks(range(values.shape[1]), [str(c) for c in frame.columns])
-        ax.set_yticks(range(values.shape[0]), [str(r) for r in frame.index])
+        ax.set_yticks(range(values.shape[0]), names if frame is raw else [str(r) for r in frame.index])
         ax.set_title(title)
     for ax in axes[1:]:
         ax.set_yticklabels([])
-    fig.colorbar(image, ax=list(axes), label="loading", shrink=0.8)
+    fig.colorbar(image, ax=list(axes), label="loading (scale capped at ±1)", shrink=0.8)
     return fig
 
 

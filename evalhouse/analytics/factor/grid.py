@@ -15,6 +15,7 @@ phi_avg and R2.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -138,25 +139,48 @@ def factor_grid(  # noqa: PLR0913 - keyword-only settings of one analysis
         }
     frame = as_float_frame(wide)
     rows, solutions = [], {}
+    # Densifiers often keep the same models and benchmarks (paper 002's C and S on a dense hub):
+    # a cell of a matrix already fitted is copied from the first densifier that produced it.
+    done: dict[tuple[str, str], tuple[dict[str, Any], OmegaResult | None]] = {}
+    first_of: dict[str, str] = {}
     with progress.task("factor grid: cells", total=len(densifiers) * len(imputers)) as step:
         for dname, densifier in densifiers.items():
             dense = densifier.fit(frame).transform(frame)
+            twin = first_of.setdefault(_matrix_key(dense), dname)
             for iname, spec in imputers.items():
                 step.note(f"{dname} x {iname}")
-                row, result = _grid_cell(
-                    dense,
-                    cell={"densifier": dname, "imputer": iname, "density": densifier.density_},
-                    spec=spec,
-                    random_state=random_state,
-                    gate=gate,
-                    factoring={"n_simulations": n_simulations, "min_factors": min_factors, "max_factors": max_factors},
-                )
+                if twin != dname:
+                    row, result = done[(twin, iname)]
+                    row = {**row, "densifier": dname, "density": densifier.density_, "same_matrix_as": twin}
+                else:
+                    row, result = _grid_cell(
+                        dense,
+                        cell={"densifier": dname, "imputer": iname, "density": densifier.density_},
+                        spec=spec,
+                        random_state=random_state,
+                        gate=gate,
+                        factoring={
+                            "n_simulations": n_simulations,
+                            "min_factors": min_factors,
+                            "max_factors": max_factors,
+                        },
+                    )
+                    done[(dname, iname)] = (row, result)
                 rows.append(row)
                 if result is not None:
                     solutions[(dname, iname)] = result
                 step.advance()
     table = pd.DataFrame(rows)
     return (table, solutions) if return_solutions else table
+
+
+def _matrix_key(dense: pd.DataFrame) -> str:
+    """Identity of a densified matrix: its rows, columns and every value (NaN included)."""
+    digest = hashlib.sha256()
+    for part in (list(map(str, dense.index)), list(map(str, dense.columns))):
+        digest.update("\x1f".join(part).encode() + b"\x1e")
+    digest.update(np.ascontiguousarray(dense.to_numpy(dtype=float)).tobytes())
+    return digest.hexdigest()
 
 
 def _grid_cell(  # noqa: PLR0913 - keyword-only settings of one cell
@@ -300,6 +324,9 @@ def _cell_note(row: dict[str, Any], gate: float) -> str:
         parts.append(f"fit: {row['error']}")
     if row.get("k_parallel_is_imputer_rank") is True:
         parts.append(f"parallel analysis returned the imputer's rank ({int(row['imputer_rank'])})")
+    twin = row.get("same_matrix_as")
+    if isinstance(twin, str) and twin:
+        parts.append(f"densified matrix identical to {twin}'s: fitted once, copied")
     return "; ".join(parts)
 
 

@@ -78,3 +78,31 @@ def test_parameters_are_chosen_on_an_inner_mask_and_rank_is_flagged(monkeypatch)
     row = table.iloc[0]
     assert row["imputer_rank"] == row["params"]["rank"]
     assert row["k_parallel_is_imputer_rank"] == (row["k_parallel"] == row["imputer_rank"])
+
+
+def test_identical_densified_matrices_are_fitted_once(monkeypatch) -> None:
+    X = sparse_two_factor(seed=2)
+    calls: list[tuple[int, int]] = []
+    real = grid_mod._grid_cell
+
+    def counting(dense, **kw):
+        calls.append(dense.shape)
+        return real(dense, **kw)
+
+    monkeypatch.setattr(grid_mod, "_grid_cell", counting)
+    # two densifiers that keep the same models and benchmarks: the same matrix, fitted once
+    same = {"C": Densifier("C", target_density=0.5), "C2": Densifier("C", target_density=0.5)}
+    table = factor_grid(X, same, {"softimpute": (SoftImpute(random_state=0), {"rank": [1, 2]})}, random_state=0)
+    assert len(calls) == 1 and len(table) == 2
+    a, b = table.iloc[0], table.iloc[1]
+    assert a["densifier"] == "C" and b["densifier"] == "C2" and b["same_matrix_as"] == "C"
+    assert a["factored"]  # a factored cell, so the copied solution is a real one
+    for col in ("n_models", "n_benchmarks", "r2", "factored", "k", "omega_h"):
+        assert a[col] == b[col], col
+    rows = {r["densifier"]: r for r in grid_mod.factor_grid_rows(table, gate=0.2)}
+    assert "identical to C's" in rows["C2"]["note"]
+    # different matrices are each fitted
+    calls.clear()
+    factor_grid(X, {"C": Densifier("C", target_density=0.5), "R": Densifier("R", target_density=0.7)},
+                {"corr_zero": CorrelationImputer("zero")}, random_state=0)  # fmt: skip
+    assert len(calls) == 2 and calls[0] != calls[1]

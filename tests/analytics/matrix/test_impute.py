@@ -12,7 +12,7 @@ from evalhouse.analytics.matrix.correlation import (
     repair_correlation,
 )
 from evalhouse.analytics.matrix.holdout import evaluate_imputer, heldout_score, holdout_mask, select_imputer
-from evalhouse.analytics.matrix.impute import GowerKNNImputer, MissForestImputer, SoftImpute, gower_distances
+from evalhouse.analytics.matrix.impute import GowerKNNImputer, MissForestImputer, SoftImpute, gower_distances, top_svd
 
 N = np.nan
 
@@ -163,3 +163,17 @@ def test_imputer_input_errors():
         SoftImpute().fit(X)
     with pytest.raises(ValueError, match=r"\['zero', 'mean', 'softimpute'\]"):
         CorrelationImputer("median").fit(pd.DataFrame({"a": [1.0, 2, 3], "b": [2.0, 1, 3]}))
+
+
+@pytest.mark.parametrize("shape", [(281, 43), (12, 40), (6, 6), (60, 3)])
+def test_top_svd_equals_the_leading_part_of_a_full_svd(shape: tuple[int, int]) -> None:
+    rng = np.random.default_rng(sum(shape))
+    X = rng.normal(size=shape) @ np.diag(np.geomspace(1, 0.05, shape[1]))  # a spread spectrum
+    u, s, vt = np.linalg.svd(X, full_matrices=False)
+    for k in (1, 3, min(shape)):
+        U, S, VT = top_svd(X, k)
+        assert np.allclose(S, s[:k], atol=1e-10)
+        assert np.allclose((U * S) @ VT, (u[:, :k] * s[:k]) @ vt[:k], atol=1e-9)
+        assert np.allclose(U.T @ U, np.eye(k), atol=1e-8)  # orthonormal where s > 0
+    U, S, VT = top_svd(np.zeros((4, 3)), 2)
+    assert not S.any() and not U.any()  # a null matrix: zero components, no division by zero

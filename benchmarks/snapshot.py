@@ -4,8 +4,8 @@ The warehouse is a real DuckDB file whose rows are generated with SQL straight i
 (``benchmarks/snapshot_synthetic.sql``: 10 sources, 1,000 model configurations, 100 benchmarks,
 10,000 evaluation records, N scores) rather than through the EEE loader, which is measured by
 ``load.py``/``import_eee.py``. Every measured step is its own ``evalhouse snapshot ...`` process;
-its wall time, CPU seconds (user + system) and peak RSS come from ``os.wait4`` on that child, so
-the figures are the command's own, interpreter start and imports included.
+its wall time, CPU seconds (user + system) and peak RSS come from GNU ``/usr/bin/time`` around
+that child, so the figures are the command's own, interpreter start and imports included.
 
 Prints in one run: create at N scores against the targets (15 s, 1 GB) and the baseline of
 issue 17 (127 s, 2.6 GiB); a second create of the same state (same id and same bytes, after
@@ -29,6 +29,7 @@ from evalhouse.warehouse.db import Warehouse
 
 SYNTHETIC_SQL = Path(__file__).with_name("snapshot_synthetic.sql")
 EVALHOUSE = Path(sys.executable).with_name("evalhouse")
+TIME = Path("/usr/bin/time")  # GNU time (apt package "time")
 GB = 1e9
 GIB = 2**30
 CREATE_TARGET = (15.0, 1 * GB)  # seconds, bytes (issue 17's acceptance)
@@ -45,6 +46,9 @@ FROM score WHERE score_id % 1000 = 321;
 """
 
 
+Pair = tuple[float, float]  # seconds, bytes
+
+
 @dataclass
 class Run:
     wall: float
@@ -53,7 +57,9 @@ class Run:
     code: int
     stdout: str
 
-    def line(self, what: str, target: tuple[float, float] | None = None, base: tuple[float, float] | None = None) -> str:
+    def line(
+        self, what: str, target: tuple[float, float] | None = None, base: tuple[float, float] | None = None
+    ) -> str:
         text = f"{what:<34} {self.wall:7.2f} s wall  {self.cpu:7.2f} s CPU  {self.rss / 1e6:8.1f} MB peak RSS"
         if target:
             text += f"  | target {target[0]:.0f} s / {target[1] / 1e9:.0f} GB: x{self.wall / target[0]:.2f} time"
@@ -65,19 +71,20 @@ class Run:
 
 
 def measured(*args: str, ok: tuple[int, ...] = (0,)) -> Run:
-    """Run ``evalhouse ARGS`` as a child; its own wall, CPU and peak RSS (``os.wait4``)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t0 = time.perf_counter()
-        child = subprocess.Popen([str(EVALHOUSE), *args], stdout=out, stderr=err)  # noqa: S603
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - t0
-        child.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read().decode(), err.read().decode()
-    if child.returncode not in ok:
-        raise SystemExit(f"evalhouse {' '.join(args)} exited {child.returncode}:\n{stderr[-4000:]}")
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, child.returncode, stdout)
+    """Run ``evalhouse ARGS`` as a child under ``/usr/bin/time``: its own wall, CPU and peak RSS.
+
+    A child forked from this process would inherit this process's high-water RSS (Linux keeps
+    it across exec), so the command is started by ``time``, a small process, and ``time``
+    reports the command's own figures.
+    """
+    with tempfile.TemporaryDirectory() as scratch:
+        figures = Path(scratch) / "time.txt"
+        cmd = [str(TIME), "-o", str(figures), "-f", "%e %U %S %M %x", str(EVALHOUSE), *args]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        wall, user, system, kb, code = figures.read_text().split()[-5:]
+    if int(code) not in ok:
+        raise SystemExit(f"evalhouse {' '.join(args)} exited {code}:\n{proc.stderr[-4000:]}")
+    return Run(float(wall), float(user) + float(system), int(kb) * 1024, int(code), proc.stdout)
 
 
 def build(db: Path, n_scores: int) -> float:
@@ -125,9 +132,11 @@ def main(n_scores: int = 1_000_000) -> None:
         identical = same_bytes(root / "a", root / "b")
         print(f"determinism: same id {same} ({a['snapshot_id'][:16]}…), every data file byte-identical {identical}")
         print(measured("snapshot", "verify", str(root / "a")).line("verify"))
-        print(measured("snapshot", "diff", "--json", str(root / "a"), str(root / "b")).line(
-            "diff, identical snapshots", DIFF_TARGET, DIFF_BASELINE
-        ))
+        print(
+            measured("snapshot", "diff", "--json", str(root / "a"), str(root / "b")).line(
+                "diff, identical snapshots", DIFF_TARGET, DIFF_BASELINE
+            )
+        )
         net = change(db)
         create(db, root / "c", "c")
         run = measured("snapshot", "diff", "--json", str(root / "a"), str(root / "c"), ok=(0, 1))

@@ -68,8 +68,8 @@ def range_predicates(con: duckdb.DuckDBPyConnection, source: str, column: str, r
         return ["true"]
     fractions = ", ".join(f"{i / pieces!r}" for i in range(1, pieces))
     col = quote_ident(column)
-    cuts = con.execute(f"SELECT quantile_disc({col}, [{fractions}]) FROM {source}").fetchall()[0][0] or []
-    bounds = sorted({c for c in cuts if c is not None})
+    cuts, top = con.execute(f"SELECT quantile_disc({col}, [{fractions}]), max({col}) FROM {source}").fetchall()[0]
+    bounds = sorted({c for c in cuts or [] if c is not None and c < top})  # no empty last range
     if not bounds:
         return ["true"]
     edges = [_literal(b) for b in bounds]

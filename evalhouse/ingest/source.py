@@ -132,3 +132,11 @@ class SourceModule(Protocol):
 
 class ParseError(InputError):
     """A payload is unreadable as a whole (wrong format, truncated, changed header)."""
+
+
+class LayoutChanged(ParseError):
+    """The parser's selectors find nothing: the page's (or payload's) structure changed."""
+
+
+class EmptyPlaceholder(ParseError):
+    """The expected container is present but empty (e.g. a table now filled by client-side JS)."""

@@ -33,8 +33,7 @@ from typing import Any, Literal
 
 from evalhouse.curation.canonicalise import Canonicaliser, Rejection
 from evalhouse.curation.registry import Registry, load_registry
-from evalhouse.ingest.source import ParseError
-from evalhouse.ingest.sources._pages import EmptyPlaceholder, LayoutChanged
+from evalhouse.ingest.source import EmptyPlaceholder, LayoutChanged, ParseError
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 
 Outcome = Literal["failed", "partial", "accepted"]

@@ -50,9 +50,31 @@ def json_depth(value: Any, *, limit: int = MAX_JSON_DEPTH) -> int:
     return deepest
 
 
+_KEEP_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_ONE_KIND = bytes.maketrans(b"{}", b"[]")
+
+
+def text_depth(data: bytes, *, limit: int = MAX_JSON_DEPTH) -> int:
+    """How deeply the valid JSON text ``data`` nests (as :func:`json_depth` of what it parses to);
+    stops counting past ``limit``.
+
+    Read from the bytes, never walking the parsed value: escaped backslashes and then escaped
+    quotes are removed (in valid JSON a backslash only ever starts an escape inside a string), so
+    every remaining quote opens or closes a string and the text between quote pairs is dropped.
+    What is left of brackets outside strings loses one level per pass of removing empty pairs.
+    """
+    outside = b"".join(data.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')[::2])
+    skeleton = outside.translate(_ONE_KIND, delete=_KEEP_BRACKETS)
+    depth = 0
+    while skeleton and depth <= limit:
+        skeleton = skeleton.replace(b"[]", b"")
+        depth += 1
+    return depth
+
+
 def _depth_checked(data: bytes, parsed: Any) -> Any:
-    # fewer brackets than the limit cannot nest deeper than it: most documents skip the walk
-    if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and json_depth(parsed) > MAX_JSON_DEPTH:
+    # fewer brackets than the limit cannot nest deeper than it: most documents skip the count
+    if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and text_depth(data) > MAX_JSON_DEPTH:
         raise ValueError(f"nested more than {MAX_JSON_DEPTH} levels deep")
     return parsed
 

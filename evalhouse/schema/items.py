@@ -17,96 +17,120 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 AXES = ("PT", "SFT", "RL", "anchor")
-
-ITEM_SCHEMA = pa.schema(
-    [
-        ("item_id", pa.string()),
-        ("benchmark", pa.string()),
-        ("subtask", pa.string()),
-        ("split", pa.string()),
-        ("source_item_id", pa.string()),
-        ("content_sha256", pa.string()),
-        ("gold", pa.string()),
-        ("gold_index", pa.int32()),
-        ("choices", pa.list_(pa.string())),
-        ("domain", pa.string()),
-        ("dataset_revision", pa.string()),
-        ("content", pa.string()),  # JSON text
-    ]
-)
-
-CHECKPOINT_SCHEMA = pa.schema(
-    [
-        ("checkpoint_id", pa.string()),
-        ("suite", pa.string()),
-        ("checkpoint", pa.string()),
-        ("model", pa.string()),
-        ("size_params", pa.int64()),
-        ("seed", pa.int32()),
-        ("axis", pa.string()),
-        ("effort", pa.float64()),
-        ("effort_unit", pa.string()),
-        ("revision", pa.string()),
-    ]
-)
-
-EVAL_RUN_SCHEMA = pa.schema(
-    [
-        ("eval_run_id", pa.string()),
-        ("harness", pa.string()),
-        ("harness_version", pa.string()),
-        ("task", pa.string()),
-        ("checkpoint_id", pa.string()),
-        ("task_config", pa.string()),  # JSON text
-        ("prompt_template_sha256", pa.string()),
-        ("n_shot", pa.int32()),
-        ("evaluated_at", pa.string()),
-        ("aggregate", pa.string()),  # JSON text
-        ("details", pa.string()),  # JSON text
-        ("locator", pa.string()),
-    ]
-)
-
-RESPONSE_SCHEMA = pa.schema(
-    [
-        ("item_id", pa.string()),
-        ("checkpoint_id", pa.string()),
-        ("eval_run_id", pa.string()),
-        ("seed", pa.int32()),
-        ("epoch", pa.int32()),
-        ("p_correct", pa.float64()),
-        ("acc", pa.float64()),
-        ("acc_norm", pa.float64()),
-        ("margin", pa.float64()),
-        ("score_name", pa.string()),
-        ("choice_logprob", pa.list_(pa.float64())),
-        ("choice_is_greedy", pa.list_(pa.bool_())),
-        ("choice_chars", pa.list_(pa.int32())),
-        ("choice_tokens", pa.list_(pa.int32())),
-        ("chosen_index", pa.int32()),
-        ("output", pa.string()),
-        ("scores", pa.string()),  # JSON text
-        ("unmapped", pa.string()),  # JSON text
-        ("locator", pa.string()),
-        ("line", pa.int64()),
-    ]
-)
 
 #: Response columns every batch carries; the others may be left out (they load as NULL) so a
 #: panel of 10⁷ probabilities does not allocate ten columns of nulls.
 RESPONSE_REQUIRED = ("item_id", "checkpoint_id", "eval_run_id", "seed", "epoch", "p_correct", "locator", "line")
 
-SCHEMAS = {
-    "item": ITEM_SCHEMA,
-    "checkpoint": CHECKPOINT_SCHEMA,
-    "eval_run": EVAL_RUN_SCHEMA,
-    "item_response": RESPONSE_SCHEMA,
+
+@cache
+def _schemas() -> dict[str, pa.Schema]:
+    import pyarrow as pa  # noqa: PLC0415 - Arrow loads with item data, not with every command
+
+    ITEM_SCHEMA = pa.schema(
+        [
+            ("item_id", pa.string()),
+            ("benchmark", pa.string()),
+            ("subtask", pa.string()),
+            ("split", pa.string()),
+            ("source_item_id", pa.string()),
+            ("content_sha256", pa.string()),
+            ("gold", pa.string()),
+            ("gold_index", pa.int32()),
+            ("choices", pa.list_(pa.string())),
+            ("domain", pa.string()),
+            ("dataset_revision", pa.string()),
+            ("content", pa.string()),  # JSON text
+        ]
+    )
+
+    CHECKPOINT_SCHEMA = pa.schema(
+        [
+            ("checkpoint_id", pa.string()),
+            ("suite", pa.string()),
+            ("checkpoint", pa.string()),
+            ("model", pa.string()),
+            ("size_params", pa.int64()),
+            ("seed", pa.int32()),
+            ("axis", pa.string()),
+            ("effort", pa.float64()),
+            ("effort_unit", pa.string()),
+            ("revision", pa.string()),
+        ]
+    )
+
+    EVAL_RUN_SCHEMA = pa.schema(
+        [
+            ("eval_run_id", pa.string()),
+            ("harness", pa.string()),
+            ("harness_version", pa.string()),
+            ("task", pa.string()),
+            ("checkpoint_id", pa.string()),
+            ("task_config", pa.string()),  # JSON text
+            ("prompt_template_sha256", pa.string()),
+            ("n_shot", pa.int32()),
+            ("evaluated_at", pa.string()),
+            ("aggregate", pa.string()),  # JSON text
+            ("details", pa.string()),  # JSON text
+            ("locator", pa.string()),
+        ]
+    )
+
+    RESPONSE_SCHEMA = pa.schema(
+        [
+            ("item_id", pa.string()),
+            ("checkpoint_id", pa.string()),
+            ("eval_run_id", pa.string()),
+            ("seed", pa.int32()),
+            ("epoch", pa.int32()),
+            ("p_correct", pa.float64()),
+            ("acc", pa.float64()),
+            ("acc_norm", pa.float64()),
+            ("margin", pa.float64()),
+            ("score_name", pa.string()),
+            ("choice_logprob", pa.list_(pa.float64())),
+            ("choice_is_greedy", pa.list_(pa.bool_())),
+            ("choice_chars", pa.list_(pa.int32())),
+            ("choice_tokens", pa.list_(pa.int32())),
+            ("chosen_index", pa.int32()),
+            ("output", pa.string()),
+            ("scores", pa.string()),  # JSON text
+            ("unmapped", pa.string()),  # JSON text
+            ("locator", pa.string()),
+            ("line", pa.int64()),
+        ]
+    )
+    return {
+        "item": ITEM_SCHEMA,
+        "checkpoint": CHECKPOINT_SCHEMA,
+        "eval_run": EVAL_RUN_SCHEMA,
+        "item_response": RESPONSE_SCHEMA,
+    }
+
+
+_SCHEMA_NAMES = {
+    "ITEM_SCHEMA": "item",
+    "CHECKPOINT_SCHEMA": "checkpoint",
+    "EVAL_RUN_SCHEMA": "eval_run",
+    "RESPONSE_SCHEMA": "item_response",
 }
+
+
+def __getattr__(name: str) -> Any:
+    """``ITEM_SCHEMA``, ``CHECKPOINT_SCHEMA``, ``EVAL_RUN_SCHEMA``, ``RESPONSE_SCHEMA`` and ``SCHEMAS``
+    (table name -> Arrow schema), built on first use."""
+    if name in _SCHEMA_NAMES:
+        return _schemas()[_SCHEMA_NAMES[name]]
+    if name == "SCHEMAS":
+        return _schemas()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def item_id(benchmark: str, source_item_id: str, *, subtask: str = "", split: str = "") -> str:
@@ -140,6 +164,8 @@ def jtext(value: Any) -> str | None:
 
 def table(rows: Iterable[Mapping[str, Any]], schema: pa.Schema) -> pa.Table:
     """An Arrow table of ``rows`` with exactly ``schema``'s columns (missing keys are NULL)."""
+    import pyarrow as pa  # noqa: PLC0415 - Arrow loads with item data, not with every command
+
     names = schema.names
     columns: dict[str, list[Any]] = {n: [] for n in names}
     for row in rows:
@@ -154,6 +180,8 @@ def table(rows: Iterable[Mapping[str, Any]], schema: pa.Schema) -> pa.Table:
 def conform(data: pa.Table, schema: pa.Schema, *, fill: bool = True) -> pa.Table:
     """``data`` with ``schema``'s columns in order and types cast (dictionary columns of the right
     value type stay dictionary-encoded); missing columns are NULL, or left out with ``fill=False``."""
+    import pyarrow as pa  # noqa: PLC0415 - Arrow loads with item data, not with every command
+
     cols, names = [], []
     for f in schema:
         if f.name in data.column_names:
@@ -188,7 +216,7 @@ class ItemBatch:
             ("eval_run", self.eval_runs),
             ("item_response", self.responses),
         ):
-            expected = SCHEMAS[name].names
+            expected = _schemas()[name].names
             if name == "item_response":
                 order = [c for c in expected if c in data.schema.names]
                 missing = [c for c in RESPONSE_REQUIRED if c not in data.schema.names]

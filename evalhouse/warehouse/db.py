@@ -422,13 +422,36 @@ class Warehouse:
             raise MigrationError(
                 f"{self.path} has migrations {unknown} this evalhouse does not know; upgrade evalhouse"
             )
-        self.create_views()
+        self.create_views(force=bool(done))
         return done
 
-    def create_views(self) -> None:
+    def create_views(self, *, force: bool = False) -> None:
+        """(Re)create every ``v_*`` view; skipped when the shipped view SQL is the one last created
+        and every view is there (``force`` after a migration, which may change what they read)."""
+        shipped = views()
+        digest = hashlib.sha256("\x1e".join(f"{n}\x1f{sql}" for n, sql in shipped).encode()).hexdigest()
+        if not force and self._views_current(digest, [n for n, _ in shipped]):
+            return
         with self.transaction() as con:
-            for _name, sql in views():
+            for _name, sql in shipped:
                 con.execute(sql)
+            con.execute("CREATE TABLE IF NOT EXISTS _view_state (digest TEXT NOT NULL)")
+            con.execute("DELETE FROM _view_state")
+            con.execute("INSERT INTO _view_state VALUES (?)", [digest])
+
+    def _views_current(self, digest: str, names: list[str]) -> bool:
+        try:
+            row = first_row(self.con, "SELECT max(digest) FROM _view_state")
+        except duckdb.CatalogException:
+            return False
+        if row is None or row[0] != digest:
+            return False
+        present = first_row(
+            self.con,
+            "SELECT count(*) FROM duckdb_views() WHERE NOT internal AND view_name IN (SELECT unnest(?::TEXT[]))",
+            [names],
+        )
+        return present is not None and present[0] == len(names)
 
     def schema_version(self) -> int:
         row = first_row(self.con, "SELECT max(version) FROM _migrations")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
 SMALL = 64  # up to this many rows go in as parameters
 
@@ -30,6 +29,8 @@ def insert_rows(
             f"{verb} {table} ({', '.join(columns)}) VALUES ({marks})", [[row.get(c) for c in columns] for row in rows]
         )
         return
+    import pyarrow as pa  # noqa: PLC0415 - Arrow (and numpy) load with the first bulk insert, not on a quiet night
+
     columns = list(rows[0])
     if all(list(row) == columns for row in rows):  # the usual case: one row builder, one key order
         data = pa.Table.from_arrays(

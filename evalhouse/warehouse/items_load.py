@@ -18,13 +18,15 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import numpy as np
-import pyarrow as pa
 
-from evalhouse.schema.items import CHECKPOINT_SCHEMA, EVAL_RUN_SCHEMA, ITEM_SCHEMA, ItemBatch
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+from evalhouse.schema import items as S
+from evalhouse.schema.items import ItemBatch
 
 RESPONSE_KEY = ("item_id", "checkpoint_id", "eval_run_id", "seed", "epoch")
 #: Checkpoint facts that must agree when two payloads name the same checkpoint id.
@@ -76,15 +78,15 @@ class ItemLoader:
         with _registered(self.con, "_b_item", batch.items), _registered(self.con, "_b_ckpt", batch.checkpoints):
             bad_items = self._conflicts("item", "_b_item", "item_id", ("content_sha256",))
             bad_ckpts = self._conflicts("checkpoint", "_b_ckpt", "checkpoint_id", CHECKPOINT_IDENTITY)
-            r.items_new += self._insert_new("item", "_b_item", "item_id", ITEM_SCHEMA.names, first=True)
+            r.items_new += self._insert_new("item", "_b_item", "item_id", S.ITEM_SCHEMA.names, first=True)
             r.checkpoints_new += self._insert_new(
-                "checkpoint", "_b_ckpt", "checkpoint_id", CHECKPOINT_SCHEMA.names, first=True
+                "checkpoint", "_b_ckpt", "checkpoint_id", S.CHECKPOINT_SCHEMA.names, first=True
             )
         with _registered(self.con, "_b_run", batch.eval_runs):
             seen_runs = self._column(
                 "SELECT eval_run_id FROM eval_run WHERE eval_run_id IN (SELECT eval_run_id FROM _b_run)"
             )
-            cols = ", ".join(EVAL_RUN_SCHEMA.names)
+            cols = ", ".join(S.EVAL_RUN_SCHEMA.names)
             inserted = self.con.execute(
                 f"INSERT INTO eval_run ({cols}, source_key, run_id, raw_sha256)"
                 f" SELECT {cols}, ?, ?, ? FROM (SELECT DISTINCT ON (eval_run_id) * FROM _b_run)"
@@ -234,6 +236,9 @@ def _repeated_keys(responses: pa.Table) -> int | None:
 
     A GROUP BY over 10⁷ text keys holds a hash table of them all; one sort of int64 codes does not.
     """
+    import numpy as np  # noqa: PLC0415 - loaded with item data, not with every refresh
+    import pyarrow as pa  # noqa: PLC0415 - loaded with item data, not with every refresh
+
     codes = np.zeros(responses.num_rows, dtype=np.int64)
     for name in RESPONSE_KEY:
         col = responses.column(name).combine_chunks()

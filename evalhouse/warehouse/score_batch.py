@@ -13,10 +13,13 @@ describes, column for column.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.canonicalise import CanonicalScore
@@ -40,16 +43,26 @@ GROUP_COLUMNS = (
     "lower_is_better", "steps",
 )  # fmt: skip
 CELL_COLUMNS = ("i", "metric_params", "metric_params_key", "setup_key", "setup", "generation_config")
-_SCHEMAS = {
-    "records": pa.schema([(c, pa.int64() if c == "i" else pa.list_(pa.string()) if c == "migration"
-                           else pa.timestamp("us") if c == "observed_at" else pa.string()) for c in RECORD_COLUMNS]),
-    "groups": pa.schema([(c, pa.int64() if c == "i" else pa.bool_() if c == "lower_is_better"
-                          else pa.list_(pa.string()) if c == "steps" else pa.string()) for c in GROUP_COLUMNS]),
-    "cells": pa.schema([(c, pa.int64() if c == "i" else pa.string()) for c in CELL_COLUMNS]),
-    "scores": pa.schema([(c, pa.int64() if c in ("rec", "grp", "cell", "score_id", "result_index", "n_samples")
-                          else pa.float64() if c in ("raw_value", "value", "stderr", "ci_lower", "ci_upper", "ci_level")
-                          else pa.string()) for c in SCORE_COLUMNS]),
-}  # fmt: skip
+
+
+@cache
+def _schemas() -> dict[str, pa.Schema]:
+    """The Arrow schemas of the four batch tables (Arrow loads with the first batch, not at import)."""
+    import pyarrow as pa  # noqa: PLC0415 - a quiet night (nothing to load) never needs Arrow or numpy
+
+    def typed(columns: tuple[str, ...], types: dict[str, pa.DataType]) -> pa.Schema:
+        return pa.schema([(c, types.get(c, pa.string())) for c in columns])
+
+    ints = {c: pa.int64() for c in ("i", "rec", "grp", "cell", "score_id", "result_index", "n_samples")}
+    floats = {c: pa.float64() for c in ("raw_value", "value", "stderr", "ci_lower", "ci_upper", "ci_level")}
+    return {
+        "records": typed(RECORD_COLUMNS, {"i": pa.int64(), "migration": pa.list_(pa.string()),
+                                          "observed_at": pa.timestamp("us")}),
+        "groups": typed(GROUP_COLUMNS, {"i": pa.int64(), "lower_is_better": pa.bool_(),
+                                        "steps": pa.list_(pa.string())}),
+        "cells": typed(CELL_COLUMNS, {"i": pa.int64()}),
+        "scores": typed(SCORE_COLUMNS, ints | floats),
+    }  # fmt: skip
 
 
 def score_fingerprint(record_fingerprint: str, result_json: bytes) -> str:
@@ -155,9 +168,11 @@ class ScoreBatch:
         """Insert the batch into ``score`` (one joined statement) and empty it."""
         if not self.scores:
             return
+        import pyarrow as pa  # noqa: PLC0415 - see _schemas
+
         tables = {"records": self.records, "groups": self.groups, "cells": self.cells, "scores": self.scores}
         for name, rows in tables.items():
-            schema = _SCHEMAS[name]
+            schema = _schemas()[name]
             arrays = [pa.array(list(col), type=schema.field(i).type) for i, col in enumerate(zip(*rows, strict=True))]
             con.register(f"_batch_{name}", pa.Table.from_arrays(arrays, schema=schema))
         try:

@@ -13,14 +13,11 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from httpserver import serve
 from model_pairs import aa_epoch_pairs
+from realwarehouse import copy_warehouse
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
-from evalhouse.ingest.http import HttpClient
-from evalhouse.ingest.pinned import mirror_from_shared
-from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse import release_dates
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.decisions import record_decisions, set_policy
@@ -30,19 +27,9 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def db(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("curation")
-    mirror_from_shared(shared, root / "mirror" / "m")
-    path = root / "w.duckdb"
-    with Warehouse.open(path) as wh, serve(static_dir=root / "mirror") as srv:
-        results = R.refresh(
-            wh,
-            RawStore(root / "w.raw"),
-            ["epoch-benchmarks", "artificial-analysis"],  # the two sources mirror_from_shared pins
-            R.RefreshOptions(mirror=f"{srv.url}/m", client_factory=lambda m: HttpClient(mirror=m, trust_env=False)),
-        )
-        assert {r.status for r in results} <= {"completed", "partial"}
-    return path
+def db(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private copy of the session's real warehouse (both pinned sources through the real refresh)."""
+    return copy_warehouse(real_warehouse, tmp_path_factory.mktemp("curation"))
 
 
 @pytest.fixture

@@ -130,3 +130,34 @@ def test_surely_valid_never_says_yes_where_pydantic_says_no(shared: Path) -> Non
                 mutate(broken)
                 assert not (surely_valid(broken) and not pydantic_valid(broken)), (record.get("evaluation_id"), mutate)
     assert said_yes > 2000, "the fast check answers for the bulk of real valid records"
+
+
+#: JSON values whose strings are full of what could fool a byte scan: brackets, quotes, backslashes.
+_TRICKY_TEXT = st.text(alphabet=st.sampled_from(list('[]{}"\\\\/:,ab\u00e9\u2028')), max_size=12)
+_NESTED = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | _TRICKY_TEXT,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(_TRICKY_TEXT, children, max_size=4),
+    max_leaves=40,
+)
+
+
+@seed(20261201)
+@EXAMPLES
+@given(value=_NESTED, indent=st.sampled_from([None, 1, 2]), ascii_only=st.booleans())
+def test_depth_read_from_the_bytes_equals_the_depth_of_the_parsed_value(value: Any, indent, ascii_only) -> None:
+    from evalhouse.schema.eee_json import json_depth, text_depth
+
+    text = json.dumps(value, indent=indent, ensure_ascii=ascii_only).encode()
+    assert text_depth(text) == json_depth(value)
+    assert text_depth(text, limit=2) == min(json_depth(value), 3)  # stops counting past the limit
+
+
+def test_the_depth_limit_holds_on_the_fast_path() -> None:
+    deep = b"[" * 65 + b"]" * 65
+    with pytest.raises(ValueError, match="nested more than 64 levels"):
+        strict_json(deep)
+    hidden = b'{"a": "' + b"]" * 200 + b'", "b": ' + b"[" * 65 + b"]" * 65 + b"}"  # closers in a string hide nothing
+    with pytest.raises(ValueError, match="nested more than 64 levels"):
+        strict_json(hidden)
+    fine = b'{"a": "' + b"[" * 200 + b'", "b": ' + b"[" * 63 + b"]" * 63 + b"}"  # openers in a string add nothing
+    assert strict_json(fine)["a"] == "[" * 200

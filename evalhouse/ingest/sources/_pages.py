@@ -21,16 +21,8 @@ from urllib.parse import urljoin, urlsplit
 import chompjs
 from bs4 import BeautifulSoup, Tag
 
-from evalhouse.ingest.source import ParseError
+from evalhouse.ingest.source import LayoutChanged, ParseError
 from evalhouse.ingest.sources import _common as common
-
-
-class LayoutChanged(ParseError):
-    """The parser's selectors find nothing: the page's structure changed."""
-
-
-class EmptyPlaceholder(ParseError):
-    """The expected container is present but empty (e.g. a table now filled by client-side JS)."""
 
 
 def soup(body: bytes, what: str) -> BeautifulSoup:

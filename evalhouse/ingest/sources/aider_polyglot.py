@@ -17,11 +17,10 @@ import yaml
 
 from evalhouse.common.yamls import load_yaml
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import EmptyPlaceholder, FetchMeta, LayoutChanged, ParseError, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
-from evalhouse.ingest.sources._pages import EmptyPlaceholder, LayoutChanged
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 URL = "https://raw.githubusercontent.com/Aider-AI/aider/main/aider/website/_data/polyglot_leaderboard.yml"

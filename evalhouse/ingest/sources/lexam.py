@@ -17,7 +17,7 @@ from typing import Any
 from bs4 import Tag
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, SourceSpec, SourceState
+from evalhouse.ingest.source import EmptyPlaceholder, FetchMeta, LayoutChanged, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources import _pages as pages
 from evalhouse.ingest.sources._common import CellError
@@ -72,9 +72,9 @@ def _section_table(doc: Any, heading: str) -> Tag:
             table = h1.find_next("table")
             next_h1 = h1.find_next("h1")
             if table is None or (next_h1 is not None and next_h1 in table.find_all_previous("h1")[:1]):
-                raise pages.LayoutChanged(f"layout changed: no table under the heading {heading!r}")
+                raise LayoutChanged(f"layout changed: no table under the heading {heading!r}")
             return table
-    raise pages.LayoutChanged(f"layout changed: no <h1> {heading!r} on the LEXam page")
+    raise LayoutChanged(f"layout changed: no <h1> {heading!r} on the LEXam page")
 
 
 def _section_rows(
@@ -82,7 +82,7 @@ def _section_rows(
 ) -> Iterator[tuple[str, float, str]]:
     data_rows = [tr for tr in table.find_all("tr") if tr.find("td")]
     if not data_rows:
-        raise pages.EmptyPlaceholder(f"empty placeholder: the table under {section['heading']!r} has no rows")
+        raise EmptyPlaceholder(f"empty placeholder: the table under {section['heading']!r} has no rows")
     seen: set[str] = set()
     parsed = []
     for n, tr in enumerate(data_rows, start=1):
@@ -93,7 +93,7 @@ def _section_rows(
             continue
         label = _MEDALS.sub("", cells[1]).strip()
         if label in seen:
-            raise pages.LayoutChanged(f"layout changed: label {label!r} repeats in {section['heading']!r}")
+            raise LayoutChanged(f"layout changed: label {label!r} repeats in {section['heading']!r}")
         seen.add(label)
         try:
             parsed.append((label, common.parse_number(cells[2], "percent"), locator))

@@ -16,11 +16,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import EmptyPlaceholder, FetchMeta, LayoutChanged, ParseError, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
-from evalhouse.ingest.sources._pages import EmptyPlaceholder, LayoutChanged
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 BASE = "https://coil.mercor.com/external/evals/v1"

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import EmptyPlaceholder, FetchMeta, LayoutChanged, ParseError, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources import _pages as pages
 from evalhouse.ingest.sources._common import CellError
@@ -94,15 +94,15 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     if meta.label == "model":
         title = doc.select_one("h2#title")
         if title is None or not pages.cell_text(title):
-            raise pages.LayoutChanged(f"layout changed: no model title under h2#title in {meta.url}")
+            raise LayoutChanged(f"layout changed: no model title under h2#title in {meta.url}")
         return
     tables = doc.select("table.table-sort")
     if not tables:
-        raise pages.LayoutChanged(f"layout changed: no table.table-sort in {meta.url}")
+        raise LayoutChanged(f"layout changed: no table.table-sort in {meta.url}")
     if not any(t.select("tbody tr") for t in tables):
-        raise pages.EmptyPlaceholder(f"empty placeholder: {len(tables)} table(s) in {meta.url} have no rows")
+        raise EmptyPlaceholder(f"empty placeholder: {len(tables)} table(s) in {meta.url} have no rows")
     if not _model_links(doc, meta.url):
-        raise pages.LayoutChanged(f"layout changed: no model links in the tables of {meta.url}")
+        raise LayoutChanged(f"layout changed: no model links in the tables of {meta.url}")
 
 
 def _parse_data(text: str, meta: FetchMeta) -> Iterator[ParseItem]:
@@ -111,7 +111,7 @@ def _parse_data(text: str, meta: FetchMeta) -> Iterator[ParseItem]:
     if not isinstance(models, dict) or not isinstance(tasks, dict):
         raise ParseError(f"g_models / g_tasks in {meta.url} are not objects")
     if not models:
-        raise pages.EmptyPlaceholder(f"empty placeholder: g_models in {meta.url} has no models")
+        raise EmptyPlaceholder(f"empty placeholder: g_models in {meta.url} has no models")
     for key, model in models.items():
         locator = f"g_models[{key!r}]"
         if not isinstance(model, dict):

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import EmptyPlaceholder, FetchMeta, LayoutChanged, ParseError, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources import _pages as pages
 from evalhouse.ingest.sources._board import Board, Model
@@ -86,16 +86,16 @@ def _views(body: bytes, meta: FetchMeta) -> list[Mapping[str, Any]]:
         except (json.JSONDecodeError, RecursionError) as exc:
             raise ParseError(f"the Vals.ai payload is not JSON: {exc}") from exc
         if not isinstance(doc, dict):
-            raise pages.LayoutChanged("layout changed: the Vals.ai payload is not a JSON object")
+            raise LayoutChanged("layout changed: the Vals.ai payload is not a JSON object")
         return list(doc.get("benchmarks") or [doc])
     doc = pages.soup(body, "the Vals.ai page")
     islands = [i for i in doc.find_all("astro-island") if "BenchmarkView" in (i.get("component-url") or "")]
     if not islands:
         if meta.label == "index":
             if not follow(body, meta=meta):
-                raise pages.LayoutChanged("layout changed: no /benchmarks/<slug> links on the Vals.ai index")
+                raise LayoutChanged("layout changed: no /benchmarks/<slug> links on the Vals.ai index")
             return []
-        raise pages.LayoutChanged(f"layout changed: no astro-island BenchmarkView on {meta.url}")
+        raise LayoutChanged(f"layout changed: no astro-island BenchmarkView on {meta.url}")
     try:
         props = {k: decode_astro(v) for k, v in json.loads(islands[0]["props"]).items()}
     except (json.JSONDecodeError, RecursionError, KeyError) as exc:
@@ -108,9 +108,9 @@ def _views(body: bytes, meta: FetchMeta) -> list[Mapping[str, Any]]:
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     for view in _views(body, meta):
         if "metadata" not in view or "tasks" not in view:
-            raise pages.LayoutChanged(f"layout changed: the benchmark view on {meta.url} lacks metadata/tasks")
+            raise LayoutChanged(f"layout changed: the benchmark view on {meta.url} lacks metadata/tasks")
         if not view["tasks"]:
-            raise pages.EmptyPlaceholder(f"empty placeholder: the benchmark view on {meta.url} has no tasks")
+            raise EmptyPlaceholder(f"empty placeholder: the benchmark view on {meta.url} has no tasks")
         yield from _benchmark(view, meta)
 
 

@@ -19,11 +19,10 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import EmptyPlaceholder, FetchMeta, LayoutChanged, ParseError, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
-from evalhouse.ingest.sources._pages import EmptyPlaceholder, LayoutChanged
 from evalhouse.schema.records import ParseFailure, ParseItem
 
 COMMIT = "7c104699e98ade53dd719f79ae9f7eb281c8107d"

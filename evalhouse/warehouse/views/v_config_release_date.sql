@@ -25,7 +25,7 @@ own AS (
         PARTITION BY config_id
         ORDER BY lower_bound, kind_rank,
                  CASE precision WHEN 'day' THEN 1 WHEN 'month' THEN 2 ELSE 3 END,
-                 (verification = 'verified') DESC, date, recorded_at DESC
+                 (verification = 'verified') DESC, date, recorded_at DESC, evidence_id  -- a total order
     ) = 1
 )
 SELECT

@@ -6,7 +6,9 @@ WITH attr AS (
     SELECT a.config_id, a.key, a.value
     FROM model_attribute a
     LEFT JOIN evaluation e USING (evaluation_id)
-    QUALIFY row_number() OVER (PARTITION BY a.config_id, a.key ORDER BY e.loaded_at DESC) = 1
+    -- ties (statements loaded in one transaction) broken by source and record id, so the choice is
+    -- the same on every run and every thread schedule
+    QUALIFY row_number() OVER (PARTITION BY a.config_id, a.key ORDER BY e.loaded_at DESC, a.source_key, a.evaluation_id) = 1
 ),
 wide AS (
     SELECT

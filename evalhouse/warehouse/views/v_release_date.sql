@@ -53,5 +53,5 @@ JOIN spread USING (base_model_id)
 QUALIFY row_number() OVER (
     PARTITION BY ev.base_model_id
     ORDER BY ev.lower_bound, ev.kind_rank, ev.precision_rank,
-             (ev.verification = 'verified') DESC, ev.date, ev.recorded_at DESC
+             (ev.verification = 'verified') DESC, ev.date, ev.recorded_at DESC, ev.evidence_id  -- a total order
 ) = 1;

@@ -14,6 +14,6 @@ SELECT
 FROM source src
 LEFT JOIN (
     SELECT source_key, status, started_at, error,
-           row_number() OVER (PARTITION BY source_key ORDER BY started_at DESC) AS rn
+           row_number() OVER (PARTITION BY source_key ORDER BY started_at DESC, run_id DESC) AS rn
     FROM ingest_run
 ) last ON last.source_key = src.source_key AND last.rn = 1;

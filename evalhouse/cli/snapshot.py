@@ -68,8 +68,10 @@ def create(
 
     The snapshot id is the sha256 of the manifest's content, so the same warehouse state always
     gets the same id and the same bytes. Views with a row per score (v_score_current,
-    v_cell_candidates, v_provenance) are not written again: they are built from their SQL over
-    the frozen tables when the snapshot is opened. The records go in as eee/<collection>.jsonl,
+    v_cell_candidates, v_provenance) and v_scores_by_family are not written again: they are built
+    from their SQL over the frozen tables and views when the snapshot is opened. A relation of
+    more than 250,000 rows is written in sorted key ranges (data_0, data_1, ...), so memory stays
+    bounded. The records go in as eee/<collection>.jsonl,
     each as the warehouse stores it; --eee-tree writes the datastore layout EEE's tools read. The
     snapshot is recorded in the warehouse's snapshot table; analyses record its id.
     """
@@ -187,7 +189,9 @@ def diff(a: SnapshotDir, b: SnapshotDir, json_out: JsonFlag = False, limit: Limi
 
     Ends with a one-line verdict, "A ⊂ B, all shared cells unchanged" when that holds (paper
     004's check); exits 1 when A ⊆ B with shared cells unchanged does not hold, 2 when either
-    folder is not a valid snapshot.
+    folder is not a valid snapshot. Files both snapshots hold byte for byte are skipped; the rest
+    is compared in DuckDB and only what differs is kept, so memory follows the change, not the
+    size of the snapshots.
     """
     from evalhouse.warehouse.snapshot_diff import diff_snapshots
 

@@ -26,10 +26,9 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import duckdb
-import pandas as pd
 
 from evalhouse.common import progress
 from evalhouse.common.resources import read_sql
@@ -47,6 +46,19 @@ from evalhouse.warehouse.snapshot_manifest import (
     safe_relpath,
     sql_type,
 )
+from evalhouse.warehouse.snapshot_write import (
+    CHUNKABLE_TYPES,
+    LOCAL_VIEWS,
+    copy_chunks,
+    copy_local_view,
+    local_predicates,
+    quote_ident,
+    quote_literal,
+    range_predicates,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMAT = "evalhouse-snapshot"
 FORMAT_VERSION = 2
@@ -63,9 +75,11 @@ EXCLUDED = {
     "analysis_run": "results fitted on a snapshot (they cite its id), not inputs to one",
 }
 EXCLUDED_PREFIXES = ("_", "analysis_")
-#: Views with one row per score: a frozen copy would be another copy of ``score``. They are
-#: recorded (columns, SQL hash) and built from their SQL over the frozen tables on open.
-DERIVED_VIEWS = frozenset({"v_score_current", "v_cell_candidates", "v_provenance"})
+#: Views with one row per score (a frozen copy would be another copy of ``score``) and
+#: ``v_scores_by_family`` (a frozen ``v_scores_canonical`` again, with two columns of ``benchmark``
+#: joined on). They are recorded (columns, SQL hash) and built from their SQL over the frozen
+#: tables and views on open.
+DERIVED_VIEWS = frozenset({"v_score_current", "v_cell_candidates", "v_provenance", "v_scores_by_family"})
 
 
 # -- small helpers --------------------------------------------------------------------------
@@ -80,14 +94,6 @@ def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = 
     half-read result open on the connection and a later statement can fail on it)."""
     rows = con.execute(sql, params or []).fetchall()
     return rows[0][0] if rows else None
-
-
-def quote_ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def quote_literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def canonical_json(value: Any) -> bytes:
@@ -204,25 +210,35 @@ class CreatedSnapshot:
         return sum(f["bytes"] for f in self.manifest["files"].values()) + len(manifest_bytes(self.manifest))
 
 
-def _writer_options(rel: Relation) -> str:
-    options = (
+def _writer_options() -> str:
+    return (
         f"FORMAT parquet, COMPRESSION {PARQUET['compression']}, "
         f"COMPRESSION_LEVEL {PARQUET['compression_level']}, ROW_GROUP_SIZE {PARQUET['row_group_size']}"
     )
-    if rel.partition_by:
-        options += f", PARTITION_BY ({quote_ident(rel.partition_by)}), FILENAME_PATTERN 'data_{{i}}'"
-    return options
 
 
-def _write_relation(con: duckdb.DuckDBPyConnection, rel: Relation, staging: Path) -> None:
-    """One COPY per relation; a partitioned one writes ``<name>/<col>=<value>/data_0.parquet``."""
-    target = staging / rel.name
-    if not rel.partition_by:
-        target.mkdir(parents=True)
-        target = target / "data_0.parquet"
-    con.execute(
-        f"COPY (SELECT * FROM {quote_ident(rel.name)} ORDER BY {rel.order_by}) "
-        f"TO {quote_literal(str(target))} ({_writer_options(rel)})"
+def _write_relation(
+    con: duckdb.DuckDBPyConnection, rel: Relation, staging: Path, predicates: list[str] | None = None
+) -> None:
+    """Sorted ``COPY``s of the relation: ``<name>[/<col>=<value>]/data_<j>.parquet``.
+
+    A table larger than :data:`~evalhouse.warehouse.snapshot_write.CHUNK_ROWS` is written in
+    ranges of its first key column (bounded memory); ``predicates`` gives the ranges explicitly.
+    """
+    if predicates is None:
+        predicates = ["true"]
+        first = dict(map(tuple, rel.columns)).get(rel.primary_key[0]) if rel.primary_key else None
+        if first in CHUNKABLE_TYPES:
+            rows = int(scalar(con, f"SELECT count(*) FROM {quote_ident(rel.name)}"))
+            predicates = range_predicates(con, quote_ident(rel.name), rel.primary_key[0], rows)
+    copy_chunks(
+        con,
+        f"SELECT * FROM {quote_ident(rel.name)}",
+        rel.order_by,
+        staging / rel.name,
+        _writer_options(),
+        predicates=predicates,
+        partition_by=rel.partition_by,
     )
 
 
@@ -355,17 +371,33 @@ def _materialise_views(con: duckdb.DuckDBPyConnection, staging: Path, rels: list
     Each view's SQL runs over the staged Parquet, then the view is replaced by its own frozen
     file, so a view that depends on another reads it instead of recomputing the whole chain
     (at 10^6 scores that halves the time), and every materialised view is by construction a
-    function of the tables beside it.
+    function of the tables beside it. A view of :data:`LOCAL_VIEWS` is computed per range of its
+    input (bounded memory) when the data allows it.
     """
-    for rel in rels:
-        if rel.kind == "table":
-            con.execute(f"CREATE VIEW {quote_ident(rel.name)} AS {relation_sql(staging, _staged_entry(rel, staging))}")
+    staged = {rel.name: relation_sql(staging, _staged_entry(rel, staging)) for rel in rels if rel.kind == "table"}
+    for name, sql in staged.items():
+        con.execute(f"CREATE VIEW {quote_ident(name)} AS {sql}")
     for rel in progress.each(rels, "snapshot create: views", total=len(rels), note=lambda r: r.name):
         if rel.kind == "view" and rel.sql:
             con.execute(rel.sql)
             if rel.derived:
                 continue  # later views read it over the staged tables; it is not written
-            _write_relation(con, rel, staging)
+            local = LOCAL_VIEWS.get(rel.name)
+            if local is not None and local.table in staged:
+                rows = int(scalar(con, f"SELECT count(*) FROM {quote_ident(local.table)}"))
+                predicates = local_predicates(con, local, rows)
+                copy_local_view(
+                    con,
+                    rel.name,
+                    rel.order_by,
+                    staging / rel.name,
+                    _writer_options(),
+                    local=local,
+                    table_sql=staged[local.table],
+                    predicates=predicates,
+                )
+            else:
+                _write_relation(con, rel, staging)
             frozen = relation_sql(staging, _staged_entry(rel, staging))
             con.execute(f"CREATE OR REPLACE VIEW {quote_ident(rel.name)} AS {frozen}")
 

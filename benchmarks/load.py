@@ -56,7 +56,7 @@ t = pa.table({{"score_id": pa.array(range(n), pa.int64()), "fingerprint": pa.arr
               "evaluation_id": pa.array([f"c/org/m{{i // 25}}/1" for i in range(n)]),
               "benchmark_id": pa.array([f"b{{i % 25}}" for i in range(n)]),
               "value": pa.array([i / n for i in range(n)], pa.float64())}})
-con = duckdb.connect("{tmp / "floor.duckdb"}")
+con = duckdb.connect("{tmp / f"floor-{n}.duckdb"}")
 con.execute("CREATE TABLE s (score_id BIGINT PRIMARY KEY, fingerprint TEXT UNIQUE, evaluation_id TEXT,"
             " benchmark_id TEXT, value DOUBLE)")
 t0 = time.process_time()
@@ -65,7 +65,10 @@ con.execute("INSERT INTO s SELECT * FROM t")
 con.close()
 print(time.process_time() - t0)
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    (tmp / f"floor-{n}.duckdb").unlink(missing_ok=True)  # one fresh file per size
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"the Arrow floor run failed: {out.stderr.strip()[-500:]}")
     return float(out.stdout.strip())
 
 
@@ -89,13 +92,11 @@ def bench(name: str, tmp: Path) -> dict[str, float]:
     tree = tmp / f"tree-{name}"
     scores = write_corpus(tree, records, results, one_model_each=name == "datastore")
     db = tmp / f"{name}.duckdb"
+    print(f"\n== {name}: {records:,} records x {results} results = {scores:,} scores", flush=True)
     first = timed([*EVALHOUSE, "--db", str(db), "import-eee", str(tree)])
     again = timed([*EVALHOUSE, "--db", str(db), "import-eee", str(tree)])
     check = timed([*EVALHOUSE, "--db", str(db), "stats", "--json"])
     assert first["rc"] == again["rc"] == check["rc"] == 0, (first, again, check)
-    theirs = validator(tree)
-    floor = arrow_floor(scores, tmp)
-    print(f"\n== {name}: {records:,} records x {results} results = {scores:,} scores")
     rate = scores / first["cpu"]
     print(
         f"import-eee        {first['wall']:7.1f} s wall  {first['cpu']:7.1f} s CPU  "
@@ -104,18 +105,23 @@ def bench(name: str, tmp: Path) -> dict[str, float]:
     )
     print(
         f"re-import         {again['wall']:7.1f} s wall  {again['cpu']:7.1f} s CPU  = {again['cpu'] / first['cpu']:.1%}"
-        " of the first (target <= 10%)"
+        " of the first (target <= 10%)",
+        flush=True,
     )
+    theirs = validator(tree)
     if theirs:
         print(
             f"EEE validator     {theirs['wall']:7.1f} s wall  {theirs['cpu']:7.1f} s CPU  ->  evalhouse is "
-            f"{theirs['cpu'] / first['cpu']:.2f}x faster (CPU; target >= {TARGET_RATIO:.0f}x)"
+            f"{theirs['cpu'] / first['cpu']:.2f}x faster (CPU; target >= {TARGET_RATIO:.0f}x)",
+            flush=True,
         )
     else:
         print("EEE validator     not installed (pip install -e '.[test]'): no ratio")
+    floor = arrow_floor(scores, tmp)
     print(
         f"Arrow append      {floor:7.2f} s CPU for the same number of rows (the floor): "
-        f"import = {first['cpu'] / floor:.1f}x"
+        f"import = {first['cpu'] / floor:.1f}x",
+        flush=True,
     )
     return {"scores": scores, "cpu": first["cpu"]}
 

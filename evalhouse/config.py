@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from evalhouse.errors import InputError
@@ -11,6 +12,7 @@ DEFAULT_DB = "warehouse.duckdb"
 ENV_DB = "EVALHOUSE_DB"
 ENV_RAW = "EVALHOUSE_RAW"
 ENV_WAIT = "EVALHOUSE_WAIT"
+ENV_MEMORY = "EVALHOUSE_MEMORY_LIMIT"
 #: Seconds a reader waits for a writer's load transaction before it gives up, naming the writer.
 DEFAULT_WAIT_S = 5.0
 
@@ -54,3 +56,13 @@ def reader_wait() -> float:
         except ValueError:
             raise InputError(f"${ENV_WAIT}={env!r} is not a number of seconds") from None
     return DEFAULT_WAIT_S
+
+
+def duckdb_config() -> dict[str, str]:
+    """DuckDB settings every connection to the warehouse opens with: ``$EVALHOUSE_MEMORY_LIMIT``
+    (e.g. ``512MB``) bounds DuckDB's buffer pool, which otherwise may grow to 80% of RAM; beyond
+    it DuckDB evicts cached pages and spills to ``<db>.tmp``. Unset: DuckDB's default."""
+    limit = os.environ.get(ENV_MEMORY, "").strip()
+    if limit and not re.fullmatch(r"\d+(\.\d+)?\s*([KMGT]i?B|B|%)", limit, flags=re.IGNORECASE):
+        raise InputError(f"${ENV_MEMORY}={limit!r} is not a memory size such as 512MB, 2GB or 50%")
+    return {"memory_limit": limit} if limit else {}

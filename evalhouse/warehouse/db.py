@@ -34,7 +34,7 @@ from typing import IO, Any, Self
 
 import duckdb
 
-from evalhouse.config import reader_wait
+from evalhouse.config import duckdb_config, reader_wait
 from evalhouse.errors import MigrationError, WarehouseError, WarehouseLocked
 
 #: How long a writer waits to reopen the database for its load while readers have it open.
@@ -256,7 +256,7 @@ def _connect(path: Path, *, read_only: bool, wait: float, who: str) -> duckdb.Du
     with _waiting(path) as announce:
         while True:
             try:
-                return duckdb.connect(str(path), read_only=read_only)
+                return duckdb.connect(str(path), read_only=read_only, config=duckdb_config())
             except duckdb.Error as exc:
                 if not _held(exc):
                     raise WarehouseError(f"cannot open {path}: {exc}") from exc

@@ -1,27 +1,67 @@
-"""The ``evalhouse`` command: one typer app, one module per command group."""
+"""The ``evalhouse`` command: one typer app, one module per command group.
+
+``app`` (``from evalhouse.cli import app``) has every command. The console script (:func:`main`)
+builds only the module(s) of the command it was asked for: typer reads the signature of every
+registered command at each start, so a full app costs ``stats`` or a quiet ``refresh`` tens of
+milliseconds for commands it never runs. ``--help``, no command or an unknown one get all of them.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import importlib
+import sys
+from typing import Annotated, Any
 
 import typer
 
-app = typer.Typer(
-    name="evalhouse",
-    help=(
-        "A curated, hash-pinned warehouse of AI evaluation results.\n\n"
-        "Sources are fetched into a content-addressed raw store, parsed into Every Eval Ever "
-        "records, validated, canonicalised and loaded into one DuckDB file. Start with "
-        "'evalhouse refresh' (or 'make run'), look with 'evalhouse stats', trace a number with "
-        "'evalhouse audit', freeze with 'evalhouse snapshot create'."
-    ),
-    no_args_is_help=True,
-    rich_markup_mode="rich",
-    pretty_exceptions_enable=False,
+#: Command modules in registration order ('items' adds 'analyze items' to the group 'analytics' makes).
+MODULES = (
+    "warehouse",
+    "ingest",
+    "curate",
+    "models",
+    "validate",
+    "audit",
+    "snapshot",
+    "sql",
+    "site",
+    "analytics",
+    "items",
 )
+#: Top-level command -> the modules that register it (tests/cli/test_cli.py checks it against ``app``).
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("migrate", "stats", "import-eee", "export-eee"), ("warehouse",)),
+    **dict.fromkeys(("sources", "refresh", "ingest", "reparse", "mirror"), ("ingest",)),
+    **dict.fromkeys(("curate", "dates", "quarantine"), ("curate",)),
+    "models": ("models",),
+    "validate": ("validate",),
+    **dict.fromkeys(("audit", "conflicts"), ("audit",)),
+    "snapshot": ("snapshot",),
+    "sql": ("sql",),
+    "site": ("site",),
+    **dict.fromkeys(("compare", "report", "reproduce"), ("analytics",)),
+    **dict.fromkeys(("analyze", "simulate-panel"), ("analytics", "items")),
+}
+#: Global options that take a value (so the token after them is not the command).
+_VALUED = ("--db", "--wait")
 
 
-@app.callback()
+def _new_app() -> typer.Typer:
+    return typer.Typer(
+        name="evalhouse",
+        help=(
+            "A curated, hash-pinned warehouse of AI evaluation results.\n\n"
+            "Sources are fetched into a content-addressed raw store, parsed into Every Eval Ever "
+            "records, validated, canonicalised and loaded into one DuckDB file. Start with "
+            "'evalhouse refresh' (or 'make run'), look with 'evalhouse stats', trace a number with "
+            "'evalhouse audit', freeze with 'evalhouse snapshot create'."
+        ),
+        no_args_is_help=True,
+        rich_markup_mode="rich",
+        pretty_exceptions_enable=False,
+    )
+
+
 def _root(
     ctx: typer.Context,
     db: Annotated[
@@ -51,26 +91,43 @@ def _root(
     configure_output()
 
 
-def _register() -> None:
+def build_app(modules: tuple[str, ...] = MODULES) -> typer.Typer:
+    """A typer app with the commands of ``modules`` (names from :data:`MODULES`)."""
     # Imported here so `evalhouse --help` lists every group and a group's heavy imports
     # (sklearn, great-expectations) load only when one of its commands runs.
-    from evalhouse.cli import analytics, audit, curate, ingest, items, models, site, snapshot, sql, validate, warehouse
-
-    warehouse.register(app)
-    ingest.register(app)
-    curate.register(app)
-    models.register(app)
-    validate.register(app)
-    audit.register(app)
-    snapshot.register(app)
-    sql.register(app)
-    site.register(app)
-    analytics.register(app)
-    items.register(app)  # after analytics: adds 'analyze items' to its group
+    built = _new_app()
+    built.callback()(_root)
+    for name in MODULES:
+        if name in modules:
+            importlib.import_module(f"evalhouse.cli.{name}").register(built)
+    return built
 
 
-_register()
+_full: typer.Typer | None = None
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the app with every command, built on first use."""
+    global _full  # noqa: PLW0603 - one app per process, built when first asked for
+    if name == "app":
+        if _full is None:
+            _full = build_app()
+        return _full
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The top-level command ``argv`` (without the program name) runs, or None (help, nothing)."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in _VALUED:
+            skip = True
+        elif not token.startswith("-"):
+            return token
+    return None
 
 
 def main() -> None:
-    app()
+    build_app(COMMAND_MODULES.get(command_of(sys.argv[1:]) or "", MODULES))()

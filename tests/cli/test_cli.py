@@ -90,3 +90,45 @@ def test_models_resolve_json_for_any_name() -> None:
     ours = json.loads(runner.invoke(app, ["models", "resolve", "Ours", "--source", "paper-x", "--json"]).stdout)
     other = json.loads(runner.invoke(app, ["models", "resolve", "Ours", "--source", "paper-y", "--json"]).stdout)
     assert ours["base_model"] != other["base_model"]  # generic names never merge across sources
+
+
+def test_the_console_script_builds_just_the_command_asked_for() -> None:
+    """main() registers only the module(s) of the command in argv; the map it uses names every
+    top-level command of the full app with the module that registers it."""
+    from evalhouse import cli
+
+    full = {c.name for c in get_command(app).commands.values()}
+    assert full == set(cli.COMMAND_MODULES)
+    for name, modules in cli.COMMAND_MODULES.items():
+        built = {c.name for c in get_command(cli.build_app(modules)).commands.values()}
+        assert name in built and built < full | {name}, (name, modules)
+    assert cli.command_of(["--db", "x.duckdb", "--wait", "3", "stats", "--json"]) == "stats"
+    assert cli.command_of(["--db", "stats"]) is None  # 'stats' is the value of --db here
+    assert cli.command_of(["--help"]) is None and cli.command_of([]) is None
+
+
+@pytest.mark.parametrize(
+    "argv,expect",
+    [
+        (["--help"], "Commands"),  # the root help lists every group
+        (["snapshot", "--help"], "create"),
+        (["analyze", "--help"], "items"),  # the group two modules fill
+        (["no-such-command"], "No such command"),
+    ],
+)
+def test_the_console_script_runs_as_a_process(argv: list[str], expect: str, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", "from evalhouse.cli import main; main()", "--db", str(tmp_path / "w.duckdb"), *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert expect in proc.stdout + proc.stderr, (proc.returncode, proc.stdout[-500:], proc.stderr[-500:])
+    if argv == ["--help"]:
+        for name in ("stats", "refresh", "analyze", "site", "sql", "simulate-panel"):
+            assert name in proc.stdout

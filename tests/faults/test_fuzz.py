@@ -320,3 +320,17 @@ def test_analyze_equate_accepts_or_names_the_problem(tmp_path: Path, figures) ->
         _cli_contract(["analyze", "equate", "--input", str(path), "--json"], "analyze equate", figures)
 
     run()
+
+
+def test_a_terminal_bench_response_without_a_version_is_a_layout_change() -> None:
+    """Found by the fuzzer: the version falls back to the request label's 'version:<v>', and a
+    label without one (a mirror or manual ingest) raised IndexError instead of a ParseError."""
+    from evalhouse.ingest.sources import terminal_bench
+
+    body = b'{"leaderboard": "terminal-bench", "rows": [{"rank": 1}]}'
+    for label in ("leaderboard-read", None, "version:"):
+        meta = FetchMeta("terminal-bench", "https://www.tbench.ai/api/leaderboard-read", "0" * 64, NOW, label=label)
+        with pytest.raises(ParseError, match="names no version"):
+            list(terminal_bench.parse(body, meta=meta))
+    meta = FetchMeta("terminal-bench", "https://www.tbench.ai/api/leaderboard-read", "0" * 64, NOW, label="version:2.0")
+    assert list(terminal_bench.parse(body, meta=meta))  # the label's version is used

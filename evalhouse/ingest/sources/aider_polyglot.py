@@ -81,9 +81,9 @@ def _run(run: Any, locator: str, meta: FetchMeta) -> Iterator[ParseItem]:
         except CellError as exc:
             yield ParseFailure(f"{locator}.{key}", str(exc), payload)
             continue
-        uncertainty = (
-            {"num_samples": int(run["test_cases"])} if key.startswith("pass_rate") and run.get("test_cases") else None
-        )
+        cases = run.get("test_cases")  # a count only when it is one (YAML may give text, a float, a bool)
+        counted = isinstance(cases, int) and not isinstance(cases, bool) and cases > 0
+        uncertainty = {"num_samples": cases} if key.startswith("pass_rate") and counted else None
         results.append(
             BOARD.result(
                 meta.url,

@@ -61,7 +61,9 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
         raise ParseError(f"the Terminal-Bench response is not JSON: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
         raise LayoutChanged("layout changed: the Terminal-Bench response has no 'rows' list")
-    version = str(doc.get("version") or (meta.label or ":").split(":", 1)[1])
+    version = str(doc.get("version") or (meta.label or "").partition(":")[2])
+    if not version:
+        raise LayoutChanged("layout changed: the Terminal-Bench response names no version (and its label none)")
     if not doc["rows"]:
         raise EmptyPlaceholder(f"empty placeholder: Terminal-Bench {version} lists no rows")
     for i, row in enumerate(doc["rows"]):

@@ -334,3 +334,16 @@ def test_a_terminal_bench_response_without_a_version_is_a_layout_change() -> Non
             list(terminal_bench.parse(body, meta=meta))
     meta = FetchMeta("terminal-bench", "https://www.tbench.ai/api/leaderboard-read", "0" * 64, NOW, label="version:2.0")
     assert list(terminal_bench.parse(body, meta=meta))  # the label's version is used
+
+
+def test_odd_counts_and_intervals_are_not_crashes() -> None:
+    """Found by the fuzzer in a full run: an aider run whose test_cases is not a count, and a Mercor
+    cell whose ci95 lacks a bound, load without the count or the interval instead of raising."""
+    from evalhouse.ingest.sources import aider_polyglot, mercor_eval
+
+    yml = b"- dirname: d1\n  model: m1\n  test_cases: '2[[]]25'\n  pass_rate_2: 40.0\n"
+    meta = FetchMeta("aider-polyglot", "https://example.org/polyglot_leaderboard.yml", "0" * 64, NOW)
+    (record,) = [i for i in aider_polyglot.parse(yml, meta=meta) if isinstance(i, ParsedRecord)]
+    assert all("uncertainty" not in r or not r["uncertainty"] for r in record.record["evaluation_results"])
+    assert mercor_eval._interval({"lower": 0.1}) is None and mercor_eval._interval({"lower": 0.1, "upper": "x"}) is None
+    assert mercor_eval._interval({"lower": 0.1, "upper": 0.3}) == (0.1, 0.3)

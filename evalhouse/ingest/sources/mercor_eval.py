@@ -12,6 +12,7 @@ CIs), ``passHat8``, ``meanScore`` and ``perDomainPassAt1`` - all proportions
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -119,7 +120,7 @@ def _row(row: Mapping[str, Any], locator: str, meta: FetchMeta) -> Iterator[Pars
         except CellError as exc:
             yield ParseFailure(f"{locator}.{metric}", str(exc), payload)
             continue
-        ci = (cell or {}).get("ci95") if isinstance(cell, dict) else None
+        ci = _interval(cell.get("ci95")) if isinstance(cell, dict) else None
         results.append(
             BOARD.result(
                 meta.url,
@@ -129,7 +130,7 @@ def _row(row: Mapping[str, Any], locator: str, meta: FetchMeta) -> Iterator[Pars
                 unit="proportion",
                 bounds=(0.0, 1.0),
                 score=score,
-                uncertainty=common.confidence_interval(ci["lower"], ci["upper"]) if ci else None,
+                uncertainty=common.confidence_interval(*ci) if ci else None,
                 details={SOURCE_RECORD_ID: str(row.get("evaluationId", ""))},
                 setup={"agent": str(config.get("agentName") or "unknown")},
             )
@@ -154,3 +155,13 @@ def _row(row: Mapping[str, Any], locator: str, meta: FetchMeta) -> Iterator[Pars
         (locator, payload),
         evaluation_timestamp=common.fact_text(row.get("evaluatedAt")),
     )
+
+
+def _interval(ci: Any) -> tuple[float, float] | None:
+    """A 95% interval's ``(lower, upper)`` when the payload gives both as finite numbers, else None."""
+    if not isinstance(ci, dict):
+        return None
+    bounds = ci.get("lower"), ci.get("upper")
+    if all(isinstance(b, int | float) and not isinstance(b, bool) and math.isfinite(b) for b in bounds):
+        return float(bounds[0]), float(bounds[1])
+    return None

@@ -15,7 +15,6 @@ import typer
 
 from evalhouse.cli._analysis import RecordFlag, run, target, with_rules
 from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, guard, out
-from evalhouse.errors import InputError
 
 
 @with_rules()
@@ -74,16 +73,10 @@ def report(
 
 
 def _freeze(path: Path) -> Path:
-    from evalhouse.config import raw_store_path
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
-    from evalhouse.warehouse.snapshot_pin import pin_snapshot
+    from evalhouse.warehouse.snapshot_pin import pin_warehouse
 
     with guard():
-        if not path.exists():
-            raise InputError(f"no warehouse at {path}: give --db, --snapshot DIR, or load data first")
-        with Warehouse.open(path) as wh:
-            folder, created = pin_snapshot(wh, RawStore(raw_store_path(path)))
+        folder, created = pin_warehouse(path)
     console.print(f"{'froze' if created else 'reusing'} snapshot {folder}", highlight=False)
     return folder
 

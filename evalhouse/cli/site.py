@@ -34,18 +34,14 @@ def site(
     <db>.snapshots/ (an unchanged warehouse reuses its earlier snapshot). The site is written
     beside OUT_DIR and moved into place at the end: an interrupted build leaves nothing.
     """
-    from evalhouse.config import raw_store_path
     from evalhouse.site import build_site
-    from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.expectations import data_docs_index
-    from evalhouse.warehouse.raw_store import RawStore
-    from evalhouse.warehouse.snapshot_pin import pin_snapshot
+    from evalhouse.warehouse.snapshot_pin import pin_warehouse
 
     path = db_path(ctx, db)
     with guard():
         if snapshot is None:
-            with Warehouse.open(path) as wh:
-                snapshot, created = pin_snapshot(wh, RawStore(raw_store_path(path)))
+            snapshot, created = pin_warehouse(path)
             console.print(f"{'froze' if created else 'reusing'} snapshot {snapshot}", highlight=False)
         docs = data_docs_index(path)
         summary = build_site(snapshot, out_dir, analyses=analyses, data_docs=docs.parent if docs else None)

@@ -11,6 +11,8 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+from evalhouse.config import raw_store_path
+from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 from evalhouse.warehouse.snapshot import create_snapshot, verify_snapshot
@@ -29,3 +31,12 @@ def pin_snapshot(wh: Warehouse, store: RawStore) -> tuple[Path, bool]:
         shutil.rmtree(created.path)
         return Path(earlier), False
     return created.path, True
+
+
+def pin_warehouse(db_path: Path) -> tuple[Path, bool]:
+    """:func:`pin_snapshot` of the warehouse file at ``db_path`` (taking its writer lock for the
+    freeze); an error naming the path when there is no warehouse there."""
+    if not db_path.exists():
+        raise InputError(f"no warehouse at {db_path}: give --db, --snapshot DIR, or load data first")
+    with Warehouse.open(db_path) as wh:
+        return pin_snapshot(wh, RawStore(raw_store_path(db_path)))

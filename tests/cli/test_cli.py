@@ -132,3 +132,14 @@ def test_the_console_script_runs_as_a_process(argv: list[str], expect: str, tmp_
     if argv == ["--help"]:
         for name in ("stats", "refresh", "analyze", "site", "sql", "simulate-panel"):
             assert name in proc.stdout
+
+
+@pytest.mark.parametrize("command", [["report", "--no-record"], ["site"]])
+def test_freezing_a_missing_warehouse_is_bad_input(command: list[str], tmp_path: Path) -> None:
+    """report and site freeze the live warehouse first: with none at --db they say so (exit 2)."""
+    args = ["--db", str(tmp_path / "none.duckdb"), *command]
+    if command[0] == "site":
+        args.append(str(tmp_path / "out"))
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "no warehouse at" in result.output and not (tmp_path / "none.duckdb").exists()

@@ -50,7 +50,7 @@ def _print_runs(results: list[RunResult]) -> None:
     out.print(table)
     for r in results:
         if r.error:
-            console.print(f"[bold]{r.source_key}[/]: {r.error}", highlight=False, markup=False)
+            console.print(f"{r.source_key}: {r.error}", highlight=False, markup=False)
         for reason, n in r.report.reasons.most_common(5):
             console.print(f"  {r.source_key}: {n} quarantined — {reason}", highlight=False, markup=False)
 

@@ -150,11 +150,15 @@ def test_logs_get_whole_values(db: Path, tmp_path: Path, shared: Path) -> None:
         "stats": _run("--db", str(db), "stats"),
         "dates": _run("--db", str(db), "dates", "--model", "gpt-4o-2024-08-06"),
         "quarantine list": _run("--db", str(db), "quarantine", "list", "--limit", "100000"),
+        "failed refresh": _run("--db", str(db), "refresh", "--source", "lexam", "--mirror", str(mirror)),
     }
     for name, result in outputs.items():
         assert result.returncode in (0, 1), (name, result.stderr)
         assert result.stdout.strip(), name
         assert "…" not in result.stdout and "…" not in result.stderr, (name, result.stdout[:2000])
+        assert "[/" not in result.stdout + result.stderr, (name, "console markup printed literally")
+    failed = outputs["failed refresh"]
+    assert failed.returncode == 1 and "lexam: every page is missing" in failed.stdout + failed.stderr
     # the long values a nightly log exists to show are there whole
     assert "epoch-benchmarks" in outputs["refresh"].stdout and "artificial-analysis" in outputs["stats"].stdout
     assert "openai/gpt-4o|date=2024-08-06" in outputs["dates"].stdout

@@ -94,3 +94,15 @@ def test_ingest_command_routes_harness_logs(tmp_path: Path, formats: Path) -> No
 def test_report_section_without_item_data(tmp_path: Path) -> None:
     con = duckdb.connect()
     assert section(con, None).status.startswith("no item-level data")
+
+
+def test_a_missing_or_broken_welfare_folder_is_bad_input(tmp_path: Path) -> None:
+    db = str(tmp_path / "w.duckdb")
+    _run("--db", db, "simulate-panel", "--items", "40", "--json")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "task_ratings.csv").write_text('a,b\n"unclosed\n')
+    for folder, why in ((tmp_path / "absent", "no such file"), (broken, "not a readable CSV")):
+        for args in (["analyze", "items", "--n-boot", "10"], ["report", "--no-record", "--live"]):
+            result = runner.invoke(app, ["--db", db, *args, "--welfare", str(folder)])
+            assert result.exit_code == 2 and why in result.output, (args, result.output[-400:])

@@ -32,11 +32,19 @@ QUADRANTS = ("green_light", "automation_only", "augmentation_only", "red_light")
 
 
 def _read(path: Path, columns: set[str]) -> pd.DataFrame:
-    frame = pd.read_csv(path)
+    try:
+        frame = pd.read_csv(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file (a welfare folder holds {WELFARE_FILES})") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, IsADirectoryError) as exc:
+        raise InputError(f"{path}: not a readable CSV ({' '.join(str(exc).split())[:200]})") from exc
     missing = columns - set(frame.columns)
     if missing:
         raise InputError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
     return frame
+
+
+WELFARE_FILES = "task_ratings.csv, task_gwa.csv and item_gwa_rankings.csv"
 
 
 def read_inputs(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:

@@ -23,10 +23,11 @@ def insert_rows(
     if len(rows) <= SMALL:
         # a few rows (a run's fetch rows, its decisions): plain parameters, no Arrow (whose first
         # use imports pandas, half a second a quiet night does not need to spend)
+        # (one statement with every row's parameters: executemany runs one statement per row)
         columns = list(dict.fromkeys(k for row in rows for k in row))
-        marks = ", ".join("?" for _ in columns)
-        con.executemany(
-            f"{verb} {table} ({', '.join(columns)}) VALUES ({marks})", [[row.get(c) for c in columns] for row in rows]
+        marks = ", ".join([f"({', '.join('?' * len(columns))})"] * len(rows))
+        con.execute(
+            f"{verb} {table} ({', '.join(columns)}) VALUES {marks}", [row.get(c) for row in rows for c in columns]
         )
         return
     import pyarrow as pa  # noqa: PLC0415 - Arrow (and numpy) load with the first bulk insert, not on a quiet night

@@ -13,10 +13,11 @@ import hashlib
 import json
 import mimetypes
 import os
-import queue
 import threading
 import uuid
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -93,10 +94,11 @@ class RawStore:
         self._folders: dict[str, dict[str, str]] = {}
         self._manifest: TextIO | None = None
         self._made: set[str] = set()  # folders this store created or found
-        self._behind: queue.Queue[tuple[str | None, bytes, str] | None] | None = None
+        self._behind: ThreadPoolExecutor | None = None
+        self._queued: deque[tuple[Future[None] | None, str]] = deque()  # writes in flight, with their manifest lines
+        self._max_queued = 256
         self._pending: set[str] = set()  # digests queued for writing behind
         self._error: OSError | None = None
-        self._writes = 0
 
     def _folder(self, prefix: str) -> dict[str, str]:
         known = self._folders.get(prefix)
@@ -160,7 +162,7 @@ class RawStore:
         line = json.dumps(entry.__dict__, sort_keys=True) + "\n"
         if self._behind is not None:
             self._pending.add(digest)
-            self._behind.put((None if duplicate else rel, data, line))
+            self._queue(None if duplicate else rel, data, line)
         else:
             if not duplicate:
                 self._write(rel, data)
@@ -169,44 +171,49 @@ class RawStore:
         return entry
 
     @contextmanager
-    def writing_behind(self, queued: int = 256) -> Iterator[None]:
-        """Write payload files and manifest lines on a background thread while the caller goes on
-        parsing (the disk's latency for creating thousands of small files then costs nothing).
+    def writing_behind(self, writers: int = 4, queued: int = 256) -> Iterator[None]:
+        """Write payload files on ``writers`` background threads while the caller goes on parsing
+        (creating thousands of small files waits on the file system's journal, not on the CPU).
 
-        Every put is queued in order (at most ``queued`` waiting); :meth:`flush` waits until all
-        are on disk and raises the first write error, so a caller flushes before it commits rows
-        that name the payloads. Leaving the block flushes too."""
-        self._behind = queue.Queue(maxsize=queued)
-        worker = threading.Thread(target=self._drain, args=(self._behind,), name="raw-store-writer", daemon=True)
-        worker.start()
+        At most ``queued`` files are in flight. Manifest lines are appended in put order once their
+        files are written; :meth:`flush` waits for all of them and raises the first write error,
+        so a caller flushes before it commits rows that name the payloads. Leaving the block
+        flushes too."""
+        self._behind = ThreadPoolExecutor(max_workers=writers, thread_name_prefix="raw-store-writer")
+        self._max_queued = queued
         try:
             yield
         finally:
-            behind, self._behind = self._behind, None
-            behind.put(None)
-            worker.join()
-            self._pending.clear()
+            try:
+                self._settle_queued()
+            finally:
+                self._behind.shutdown(wait=True)
+                self._behind = None
+                self._pending.clear()
         self._raise_write_error()
 
     def flush(self) -> None:
-        """Wait until every queued payload and manifest line is written (see :meth:`writing_behind`)."""
-        if self._behind is not None:
-            self._behind.join()
+        """Wait until every queued payload and its manifest line is written (see :meth:`writing_behind`)."""
+        self._settle_queued()
         self._raise_write_error()
 
-    def _drain(self, jobs: queue.Queue[tuple[str | None, bytes, str] | None]) -> None:
-        while (job := jobs.get()) is not None:
-            rel, data, line = job
+    def _queue(self, rel: str | None, data: bytes, line: str) -> None:
+        job = None if rel is None or self._behind is None else self._behind.submit(self._write, rel, data)
+        self._queued.append((job, line))
+        if len(self._queued) > self._max_queued:
+            self._settle_queued(keep=self._max_queued // 2)
+
+    def _settle_queued(self, keep: int = 0) -> None:
+        """Wait for the oldest queued writes (all but ``keep``) and append their manifest lines in order."""
+        while len(self._queued) > keep:
+            job, line = self._queued.popleft()
             try:
+                if job is not None:
+                    job.result()
                 if self._error is None:
-                    if rel is not None:
-                        self._write(rel, data)
                     self._append_manifest(line)
             except OSError as exc:  # kept and raised by flush(): the run fails, nothing is committed
-                self._error = exc
-            finally:
-                jobs.task_done()
-        jobs.task_done()
+                self._error = self._error or exc
 
     def _raise_write_error(self) -> None:
         if self._error is not None:
@@ -220,9 +227,8 @@ class RawStore:
         if rel[:2] not in self._made:
             folder.mkdir(parents=True, exist_ok=True)
             self._made.add(rel[:2])
-        self._writes += 1
-        tmp = folder / f".tmp-{os.getpid()}-{self._writes}-{rel[3:19]}"
-        # a name this process alone uses (a stale one from a dead writer of the same pid is replaced)
+        # a name only this thread uses for these bytes (a stale one from a dead writer is replaced)
+        tmp = folder / f".tmp-{os.getpid()}-{threading.get_native_id()}-{rel[3:19]}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         try:
             view = memoryview(data)

@@ -202,6 +202,7 @@ def test_parser_never_raises_anything_but_parse_error(shared: Path, key: str, fi
 @pytest.mark.slow
 def test_eee_records_and_samples_are_loaded_or_quarantined(shared: Path, tmp_path: Path, figures) -> None:
     from evalhouse.pipeline.import_eee import _TreeReader
+    from evalhouse.pipeline.tree_files import list_tree
     from evalhouse.warehouse.load import validate_record
     from evalhouse.warehouse.raw_store import RawStore
 
@@ -226,9 +227,10 @@ def test_eee_records_and_samples_are_loaded_or_quarantined(shared: Path, tmp_pat
             samples.write_bytes(data.draw(mutated(lines)))
         else:
             samples.unlink(missing_ok=True)
-        reader = _TreeReader(tmp_path / "data", store, "eee-c", frozenset(), {})
+        listing = list_tree(tmp_path / "data")
+        reader = _TreeReader(listing, store, "eee-c", frozenset(), {})
         try:
-            items = list(reader.items([path]))
+            items = list(reader.items(listing.json_files))
         except Exception:
             figures.unhandled["EEE import reader"] += 1
             raise

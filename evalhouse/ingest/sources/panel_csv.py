@@ -77,7 +77,13 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
 
 
 def _fast(body: bytes) -> tuple[pa.Table | None, list[ParseFailure]]:
-    """Arrow's typed reader; None when a line needs the exact path (bad value, blank or ragged line)."""
+    """Arrow's typed reader; None when a line needs the exact path (bad value, blank or ragged line,
+    bytes that are not UTF-8: Arrow could not even hand such a row to ``skip``)."""
+    if not body.isascii():
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError:
+            return None, []
     ragged: list[int] = []
 
     def skip(row: Any) -> str:

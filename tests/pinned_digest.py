@@ -76,23 +76,31 @@ def table_digest(con: Any, table: str) -> dict[str, Any]:
     return {"rows": len(rows), "columns": per_column, "whole_rows": whole}
 
 
-def parse_digest(shared: Path) -> dict[str, Any]:
-    """What each pinned payload parses into, under a fixed fetch time: records (fingerprints and
-    canonical JSON) and failures (locator, reason, payload)."""
+def parse_items(shared: Path) -> dict[str, list[Any]]:
+    """Each pinned source's parsed items (records and failures), under a fixed fetch time."""
     from evalhouse.ingest.catalog import get_source
     from evalhouse.ingest.pinned import AA_CSV, AA_PAGE_URL, EPOCH_DIR, EPOCH_URL, epoch_zip
     from evalhouse.ingest.source import FetchMeta, SourceState
-    from evalhouse.schema.fingerprint import canonical_json, record_fingerprint
-    from evalhouse.schema.records import ParsedRecord
 
-    out: dict[str, Any] = {}
     bodies = {EPOCH_URL: epoch_zip(shared / EPOCH_DIR), AA_PAGE_URL: (shared / AA_CSV).read_bytes()}
+    out = {}
     for key in ("epoch-benchmarks", "artificial-analysis"):
         module = get_source(key)
         (request,) = module.plan(SourceState())
         body = bodies[request.url]
         meta = FetchMeta(key, request.url, hashlib.sha256(body).hexdigest(), FIXED_TIME, None, request.label)
-        items = list(module.parse(body, meta=meta))
+        out[key] = list(module.parse(body, meta=meta))
+    return out
+
+
+def parse_digest(shared: Path) -> dict[str, Any]:
+    """What each pinned payload parses into: records (fingerprints and canonical JSON) and
+    failures (locator, reason, payload), in order."""
+    from evalhouse.schema.fingerprint import canonical_json, record_fingerprint
+    from evalhouse.schema.records import ParsedRecord
+
+    out: dict[str, Any] = {}
+    for key, items in parse_items(shared).items():
         records = [i for i in items if isinstance(i, ParsedRecord)]
         failures = [i for i in items if not isinstance(i, ParsedRecord)]
         out[key] = {

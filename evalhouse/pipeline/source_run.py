@@ -137,16 +137,18 @@ class SourceRun:
         compare_as: ledger.LastRun | None = None,
         replace_source: bool = False,
         status: ledger.RunStatus | None = None,
+        records_fp: str | None = None,
         **details: Any,
     ) -> ledger.RunResult:
         """Load ``items`` in one transaction. ``compare_as`` keeps a previous run's payload digest and
-        records fingerprint (a reparse changes how rows are read, not what the source said).
+        records fingerprint (a reparse changes how rows are read, not what the source said);
+        ``records_fp``: the items' :func:`parsed_fingerprint`, when the caller has it already.
         ``details["degraded"]`` (a drift guard's reason) makes a successful load ``partial``."""
         degraded = details.pop("degraded", None)
         plan = ledger.LoadPlan(
             entries=entries,
             items=lambda: items,
-            records_fp=compare_as.records_fingerprint if compare_as else parsed_fingerprint(items),
+            records_fp=compare_as.records_fingerprint if compare_as else records_fp or parsed_fingerprint(items),
             payload_sha256=compare_as.payload_sha256 if compare_as else None,
             replace_source=replace_source,
             status=status,

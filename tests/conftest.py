@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("EVALHOUSE_SHARED", REPO.parent / "shared"))
+# Compiled package YAML (evalhouse.common.yamls) goes to a folder of the test run, not the user's
+# cache; subprocesses of the CLI inherit it.
+os.environ.setdefault("EVALHOUSE_CACHE_DIR", tempfile.mkdtemp(prefix="evalhouse-test-cache-"))
 
 
 @pytest.fixture(scope="session")

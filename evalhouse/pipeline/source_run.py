@@ -137,14 +137,14 @@ class SourceRun:
         compare_as: ledger.LastRun | None = None,
         replace_source: bool = False,
         status: ledger.RunStatus | None = None,
-        records_fp: str | None = None,
         **details: Any,
     ) -> ledger.RunResult:
         """Load ``items`` in one transaction. ``compare_as`` keeps a previous run's payload digest and
         records fingerprint (a reparse changes how rows are read, not what the source said);
-        ``records_fp``: the items' :func:`parsed_fingerprint`, when the caller has it already.
+        ``details["records_fp"]``: the items' :func:`parsed_fingerprint`, when the caller has it.
         ``details["degraded"]`` (a drift guard's reason) makes a successful load ``partial``."""
         degraded = details.pop("degraded", None)
+        records_fp = details.pop("records_fp", None)
         plan = ledger.LoadPlan(
             entries=entries,
             items=lambda: items,

@@ -38,7 +38,7 @@ def column(values: Sequence[Any], type_: pa.DataType | None = None) -> pa.Array:
 
 
 def _infer(pa: Any, values: Sequence[Any]) -> pa.DataType:
-    kinds = {type(v) for v in values if v is not None}
+    kinds = set(map(type, values)) - {type(None)}
     if not kinds:
         return pa.null()
     if len(kinds) > 1:
@@ -58,15 +58,22 @@ def _infer(pa: Any, values: Sequence[Any]) -> pa.DataType:
     raise _Other
 
 
+def _bits(flags: list[bool]) -> bytes:
+    """Arrow's bitmap (least significant bit first) of ``flags``."""
+    import numpy as np  # noqa: PLC0415 - loaded by pyarrow already
+
+    return np.packbits(np.array(flags, dtype=bool), bitorder="little").tobytes()
+
+
 def _validity(values: list[Any]) -> tuple[bytes | None, int]:
     nulls = values.count(None)
     if not nulls:
         return None, 0
-    mask = bytearray((len(values) + 7) // 8)
-    for i, v in enumerate(values):
-        if v is not None:
-            mask[i >> 3] |= 1 << (i & 7)
-    return bytes(mask), nulls
+    return _bits([v is not None for v in values]), nulls
+
+
+def _kinds(values: list[Any]) -> set[type]:
+    return set(map(type, values)) - {type(None)}
 
 
 def _fixed(pa: Any, type_: pa.DataType, values: list[Any], code: str, data: list[Any]) -> pa.Array:
@@ -76,7 +83,7 @@ def _fixed(pa: Any, type_: pa.DataType, values: list[Any], code: str, data: list
 
 
 def _strings(pa: Any, values: list[Any]) -> pa.Array:
-    if not all(v is None or type(v) is str for v in values):
+    if not _kinds(values) <= {str}:
         raise _Other
     builder = pa.lib.StringBuilder()
     builder.append_values(values)
@@ -84,13 +91,19 @@ def _strings(pa: Any, values: list[Any]) -> pa.Array:
 
 
 def _ints(values: list[Any]) -> list[int]:
-    if not all(v is None or (type(v) is int and _I64[0] <= v <= _I64[1]) for v in values):
+    if not _kinds(values) <= {int}:
         raise _Other
-    return [0 if v is None else v for v in values]
+    data = [0 if v is None else v for v in values]
+    if data and not _I64[0] <= min(data) <= max(data) <= _I64[1]:
+        raise _Other
+    return data
 
 
 def _floats(values: list[Any]) -> list[float]:
-    if not all(v is None or type(v) is float or (type(v) is int and abs(v) <= _EXACT_FLOAT_INT) for v in values):
+    kinds = _kinds(values)
+    if not kinds <= {float, int}:
+        raise _Other
+    if int in kinds and not all(abs(v) <= _EXACT_FLOAT_INT for v in values if type(v) is int):
         raise _Other
     return [0.0 if v is None else float(v) for v in values]
 
@@ -109,20 +122,16 @@ def _micros(values: list[Any]) -> list[int]:
 
 
 def _days(values: list[Any]) -> list[int]:
-    if not all(v is None or type(v) is dt.date for v in values):
+    if not _kinds(values) <= {dt.date}:
         raise _Other
     return [0 if v is None else v.toordinal() - _EPOCH_ORDINAL for v in values]
 
 
 def _bools(pa: Any, values: list[Any]) -> pa.Array:
-    if not all(v is None or type(v) is bool for v in values):
+    if not _kinds(values) <= {bool}:
         raise _Other
-    bits = bytearray((len(values) + 7) // 8)
-    for i, v in enumerate(values):
-        if v:
-            bits[i >> 3] |= 1 << (i & 7)
     validity, nulls = _validity(values)
-    buffers = [None if validity is None else pa.py_buffer(validity), pa.py_buffer(bytes(bits))]
+    buffers = [None if validity is None else pa.py_buffer(validity), pa.py_buffer(_bits([v is True for v in values]))]
     return pa.Array.from_buffers(pa.bool_(), len(values), buffers, null_count=nulls)
 
 

@@ -62,6 +62,15 @@ def import_eee(
         Path, typer.Argument(help="An EEE datastore tree: data/<collection>/<developer>/<model>/<uuid>.json")
     ],
     skip_validation: SkipValidation = False,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(
+            "--batch-size",
+            min=1,
+            help="Records per load batch (one dedup query and one insert per table each; memory holds one "
+            "batch). Default 2000.",
+        ),
+    ] = None,
     db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -76,13 +85,16 @@ def import_eee(
     from evalhouse.pipeline.import_eee import import_tree
     from evalhouse.pipeline.ledger import checkpoint
     from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE
     from evalhouse.warehouse.raw_store import RawStore
 
     path = db_path(ctx, db)
     with guard():
         after_load = checkpoint(skip_validation)
+        batch_size = batch_size or DEFAULT_BATCH_SIZE
         with Warehouse.open(path) as wh:
-            summary = import_tree(wh, directory, RawStore(raw_store_path(path)), after_load=after_load)
+            store = RawStore(raw_store_path(path))
+            summary = import_tree(wh, directory, store, after_load=after_load, batch_size=batch_size)
     data = summary.as_dict()
     if json_out:
         emit_json(data)

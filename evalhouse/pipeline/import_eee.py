@@ -8,9 +8,7 @@ load. The way back out is :mod:`evalhouse.warehouse.eee_export`.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,6 +21,7 @@ from pydantic import ValidationError
 
 from evalhouse.common import progress
 from evalhouse.curation.registry import Registry, load_registry
+from evalhouse.errors import InputError
 from evalhouse.pipeline.ledger import (
     AfterLoad,
     LoadPlan,
@@ -35,14 +34,15 @@ from evalhouse.pipeline.ledger import (
     record_view_decisions,
     run_load,
 )
+from evalhouse.pipeline.tree_files import Refused, TreeFile, TreeListing, file_uri, list_tree, read_file
 from evalhouse.schema.eee import InstanceRecord
 from evalhouse.schema.eee_json import strict_json
-from evalhouse.schema.fingerprint import sha256_bytes, sha256_file
+from evalhouse.schema.fingerprint import sha256_bytes
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import DatastoreError
-from evalhouse.warehouse.load import summarise_validation_error
-from evalhouse.warehouse.raw_store import RawEntry, RawStore
+from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, summarise_validation_error
+from evalhouse.warehouse.raw_store import RawEntry, RawStore, RawStoreError
 
 UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
 AGGREGATE_RE = re.compile(rf"^({UUID_RE})\.json$")
@@ -87,17 +87,17 @@ def _data_root(root: Path) -> Path:
     return root
 
 
-def _aggregate_files(data_root: Path) -> tuple[dict[str, list[Path]], list[str]]:
+def _aggregate_files(listing: TreeListing) -> tuple[dict[str, list[TreeFile]], list[str]]:
     """Records at ``<collection>/<developer>/<model>/<file>.json``, and the JSON files elsewhere."""
-    by_collection: dict[str, list[Path]] = defaultdict(list)
+    by_collection: dict[str, list[TreeFile]] = defaultdict(list)
     outside: list[str] = []
-    for path in sorted(data_root.rglob("*.json")):
-        rel = path.relative_to(data_root)
-        if len(rel.parts) != 4:
-            outside.append(rel.as_posix())
+    for file in listing.json_files:
+        parts = file.rel.split("/")
+        if len(parts) != 4:
+            outside.append(file.rel)
             continue
-        by_collection[rel.parts[0]].append(path)
-    return dict(sorted(by_collection.items())), outside
+        by_collection[parts[0]].append(file)
+    return dict(sorted(by_collection.items())), outside + listing.unlisted
 
 
 class _TreeReader:
@@ -105,66 +105,41 @@ class _TreeReader:
 
     A file whose bytes this source already loaded (``known``) is skipped before it is stored or
     parsed, so re-importing an unchanged tree adds no fetch, quarantine, evaluation or score row.
+    How files are listed and read safely (links out of the root, FIFOs, files swapped while
+    reading): :mod:`evalhouse.pipeline.tree_files`.
     """
 
     def __init__(
-        self, data_root: Path, store: RawStore, source_key: str, known: frozenset[str], details: dict[str, Any]
+        self,
+        listing: TreeListing,
+        store: RawStore,
+        source_key: str,
+        known: frozenset[str],
+        details: dict[str, Any],
     ) -> None:
         self.details = details  # the run's details: files_unchanged is kept current while reading
-        self.data_root = data_root
-        self.real_root = data_root.resolve()
+        self.listing = listing
+        self.real_root = listing.root.resolve()
+        self.root_uri = self.real_root.as_uri().rstrip("/")
         self.store = store
         self.source_key = source_key
         self.known = known
         self.entries: list[RawEntry] = []
         self.skipped = 0
 
-    def _repo_path(self, path: Path) -> str:
-        return f"data/{path.relative_to(self.data_root).as_posix()}"
-
-    def refusal(self, path: Path) -> str | None:
-        """Why ``path`` is not read at all, or None for a regular file inside the import root.
-
-        Checked before the file is opened: a link resolving outside the root is refused (its
-        bytes never reach the raw store or a quarantine payload), and a FIFO, a directory named
-        ``*.json``, a device or a dangling link is not a record file (opening a FIFO would block
-        the import, and with it the writer lock, forever).
-        """
-        linked = path.is_symlink()
-        try:
-            real = path.resolve(strict=True)
-        except (OSError, RuntimeError) as exc:  # missing target, or a link loop
-            what = "a dangling symbolic link" if linked else "a file that cannot be resolved"
-            return f"refused: {what} ({type(exc).__name__}); nothing read"
-        if not real.is_relative_to(self.real_root):
-            return f"refused: resolves to {real}, outside the import root {self.real_root}; its bytes are not read"
-        try:
-            mode = os.stat(real).st_mode
-        except OSError as exc:
-            return f"refused: cannot stat the file ({exc.strerror}); nothing read"
-        if not stat.S_ISREG(mode):
-            kind = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}.get(
-                stat.S_IFMT(mode), "a device or special file"
-            )
-            return f"refused: {kind}, not a regular file; nothing read"
-        return None
-
-    def _read(self, path: Path) -> tuple[bytes | None, ParseFailure | None]:
+    def _read(self, file: TreeFile) -> tuple[bytes | None, ParseFailure | None]:
         """The bytes of a file of the tree, or the quarantine row saying why it is not read."""
-        refused = self.refusal(path)
-        if refused is not None:
-            return None, ParseFailure(self._repo_path(path), refused)
         try:
-            return path.read_bytes(), None
-        except OSError as exc:  # vanished or unreadable between the check and the read
-            return None, ParseFailure(self._repo_path(path), f"cannot be read: {exc.strerror or exc}")
+            return read_file(file, self.real_root), None
+        except Refused as exc:
+            return None, ParseFailure(f"data/{file.rel}", str(exc))
 
-    def _keep(self, path: Path, content_type: str, data: bytes, sha256: str | None = None) -> tuple[str, RawEntry]:
-        repo_path = self._repo_path(path)
+    def _keep(self, file: TreeFile, content_type: str, data: bytes, sha256: str | None = None) -> tuple[str, RawEntry]:
+        repo_path = f"data/{file.rel}"
         entry = self.store.put(
             data,
             source_key=self.source_key,
-            url=path.resolve().as_uri(),
+            url=file_uri(file, self.real_root, self.root_uri),
             content_type=content_type,
             label=repo_path,
             sha256=sha256,
@@ -172,19 +147,20 @@ class _TreeReader:
         self.entries.append(entry)
         return repo_path, entry
 
-    def items(self, paths: list[Path]) -> Iterator[ParseItem]:
+    def items(self, files: list[TreeFile]) -> Iterator[ParseItem]:
         """Each file's record (or the reason it has none), read once, stored before it is parsed."""
-        for path in paths:
-            data, refused = self._read(path)
+        for file in files:
+            data, refused = self._read(file)
             if data is None:
                 yield refused
                 continue
             digest = sha256_bytes(data)
-            if digest in self.known and not self._samples_changed(path):
+            samples_file = self.listing.companion(file)
+            if digest in self.known and not self._samples_changed(samples_file):
                 self.skipped += 1
                 self.details["files_unchanged"] = self.skipped
                 continue
-            repo_path, entry = self._keep(path, "application/json", data, digest)
+            repo_path, entry = self._keep(file, "application/json", data, digest)
             fail = partial(ParseFailure, repo_path, raw_sha256=entry.sha256)
             try:
                 record = strict_json(data)
@@ -192,33 +168,45 @@ class _TreeReader:
                 yield fail(f"not readable as JSON: {exc}", data[:2000].decode("utf-8", "replace"))
                 continue
             failures: list[ParseItem] = []
-            samples, samples_sha = self._samples(path, record, failures)
+            samples, samples_sha = self._samples(samples_file, record, failures)
             yield from failures
             yield ParsedRecord(
                 record=record,
                 locator=repo_path,
                 samples=samples,
                 samples_sha256=samples_sha,
-                datastore_path=repo_path if AGGREGATE_RE.match(path.name) else None,
+                datastore_path=repo_path if AGGREGATE_RE.match(file.path.name) else None,
                 raw_sha256=entry.sha256,
             )
 
-    def _samples_changed(self, path: Path) -> bool:
-        samples = path.with_name(path.stem + "_samples.jsonl")
-        if not (samples.exists() or samples.is_symlink()):
-            return False
-        return self.refusal(samples) is not None or sha256_file(samples) not in self.known
+    def settle(self) -> None:
+        """Every payload read so far on disk (the store writes behind); on a write error only the
+        entries whose bytes are stored stay, and the error is raised."""
+        try:
+            self.store.flush()
+        except RawStoreError:
+            self.entries[:] = [e for e in self.entries if self.store.holds(e)]
+            raise
 
-    def _samples(self, path: Path, record: Any, items: list[ParseItem]) -> tuple[list[dict] | None, str | None]:
+    def _samples_changed(self, samples: TreeFile | None) -> bool:
+        if samples is None:
+            return False
+        try:
+            return sha256_bytes(read_file(samples, self.real_root)) not in self.known
+        except Refused:
+            return True
+
+    def _samples(
+        self, samples_file: TreeFile | None, record: Any, items: list[ParseItem]
+    ) -> tuple[list[dict] | None, str | None]:
         """Validate the companion ``_samples.jsonl``; bad lines become failures in ``items``."""
-        samples_path = path.with_name(path.stem + "_samples.jsonl")
-        if not (samples_path.exists() or samples_path.is_symlink()):
+        if samples_file is None:
             return None, None
-        data, refused = self._read(samples_path)
+        data, refused = self._read(samples_file)
         if data is None:  # the aggregate still loads; its samples file is refused with the reason
             items.append(refused)
             return None, None
-        rel, entry = self._keep(samples_path, "application/x-ndjson", data)
+        rel, entry = self._keep(samples_file, "application/x-ndjson", data)
         rows = []
         for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
             if not line.strip():
@@ -239,22 +227,40 @@ class _TreeReader:
         return rows, entry.sha256
 
 
-def import_tree(
+@dataclass(frozen=True)
+class _Import:
+    """What every collection of one import shares."""
+
+    wh: Warehouse
+    root: Path
+    listing: TreeListing
+    store: RawStore
+    registry: Registry
+    after_load: AfterLoad | None
+    batch_size: int
+
+
+def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's options
     wh: Warehouse,
     root: Path,
     store: RawStore,
     *,
     after_load: AfterLoad | None = None,
     registry: Registry | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> ImportSummary:
-    """Import every collection under ``root``; one run (one transaction) per collection."""
+    """Import every collection under ``root``; one run (one transaction) per collection, loaded in
+    batches of ``batch_size`` records."""
+    if batch_size < 1:
+        raise InputError(f"the batch size must be a positive number of records, not {batch_size}")
     registry = registry or load_registry()
     root = Path(root)
     if not root.is_dir():
         raise DatastoreError(f"{root} is not a directory")
     store.recover()  # a writer killed mid-put left temporary files or a torn manifest line
     data_root = _data_root(root)
-    by_collection, outside = _aggregate_files(data_root)
+    listing = list_tree(data_root)
+    by_collection, outside = _aggregate_files(listing)
     if not by_collection:
         raise DatastoreError(
             f"no records under {data_root} in the datastore layout <collection>/<developer>/<model>/<uuid>.json"
@@ -264,45 +270,54 @@ def import_tree(
     steps = progress.each(
         by_collection.items(), "import-eee: files", total=files, size=lambda c: len(c[1]), note=lambda c: c[0]
     )
-    for collection, paths in steps:
-        source_key = collection_source_key(collection)
-        last = last_loading_run(wh.con, source_key)
-        stale = last is not None and last.registry_version != registry.version
-        known = frozenset() if stale else loaded_payloads(wh.con, source_key)
-        details: dict[str, Any] = {"root": str(root), "collection": collection, "files_unchanged": 0}
-        reader = _TreeReader(data_root, store, source_key, known, details)
-        stream = reader.items(paths)
-        # Files this collection already loaded are skipped unread with the database closed (readers
-        # get in between collections); the changed files stream into the load transaction.
-        with wh.released(f"reading collection {collection} (database closed)"):
-            first = next(stream, None)  # reads up to the first changed file
-        source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
-        ctx = RunContext(
-            source=source,
-            trigger="import-eee",
-            registry=registry,
-            collection=collection,
-            allow_provisional=True,
-            identity_from="id",
-            after_load=after_load,
-            details=details,
-            view_decisions=False,  # recorded once, after the last collection
-        )
-        if first is None and reader.skipped:
-            result = record_run(wh, ctx, "unchanged", [])
-        else:
-            items = stream if first is None else chain([first], stream)
-            plan = LoadPlan(
-                entries=reader.entries,
-                items=lambda items=items: items,
-                replace_source=stale,
-                status="recanonicalised" if stale else None,
-            )
-            result = run_load(wh, ctx, plan)
-        summary.runs.append(result)
-        summary.unchanged[result.run_id] = reader.skipped
+    job = _Import(wh, root, listing, store, registry, after_load, batch_size)
+    with store.writing_behind():  # payload files are written while the next records are parsed
+        for collection, files_of in steps:
+            result, skipped = _import_collection(job, collection, files_of)
+            summary.runs.append(result)
+            summary.unchanged[result.run_id] = skipped
     loaded = [r for r in summary.runs if r.status not in ("failed", "unchanged")]
     if loaded:
         decided = record_view_decisions(wh, loaded[-1].run_id)
         loaded[-1].decisions = {**loaded[-1].decisions, **decided}
     return summary
+
+
+def _import_collection(job: _Import, collection: str, files: list[TreeFile]) -> tuple[RunResult, int]:
+    """One collection as one run: the result, and how many files were skipped as already loaded."""
+    wh, registry = job.wh, job.registry
+    source_key = collection_source_key(collection)
+    last = last_loading_run(wh.con, source_key)
+    stale = last is not None and last.registry_version != registry.version
+    known = frozenset() if stale else loaded_payloads(wh.con, source_key)
+    details: dict[str, Any] = {"root": str(job.root), "collection": collection, "files_unchanged": 0}
+    reader = _TreeReader(job.listing, job.store, source_key, known, details)
+    stream = reader.items(files)
+    # Files this collection already loaded are skipped unread with the database closed (readers
+    # get in between collections); the changed files stream into the load transaction.
+    with wh.released(f"reading collection {collection} (database closed)"):
+        first = next(stream, None)  # reads up to the first changed file
+    source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
+    ctx = RunContext(
+        source=source,
+        trigger="import-eee",
+        registry=registry,
+        collection=collection,
+        allow_provisional=True,
+        identity_from="id",
+        after_load=job.after_load,
+        details=details,
+        view_decisions=False,  # recorded once, after the last collection
+        batch_size=job.batch_size,
+    )
+    if first is None and reader.skipped:
+        return record_run(wh, ctx, "unchanged", []), reader.skipped
+    items = stream if first is None else chain([first], stream)
+    plan = LoadPlan(
+        entries=reader.entries,
+        items=lambda items=items: items,
+        replace_source=stale,
+        status="recanonicalised" if stale else None,
+        settle=reader.settle,
+    )
+    return run_load(wh, ctx, plan), reader.skipped

@@ -35,8 +35,8 @@ from evalhouse.warehouse.db import Warehouse, first_row
 from evalhouse.warehouse.decisions import record_decisions
 from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.items_load import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
-from evalhouse.warehouse.load import LoadContext, Loader, LoadReport
-from evalhouse.warehouse.raw_store import RawEntry
+from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, LoadContext, Loader, LoadReport
+from evalhouse.warehouse.raw_store import RawEntry, RawStoreError
 from evalhouse.warehouse.registry_sync import sync_registry
 
 RunStatus = Literal["completed", "partial", "failed", "unchanged", "recanonicalised"]
@@ -76,6 +76,7 @@ class RunContext:
     after_load: AfterLoad | None = None
     details: dict[str, Any] = field(default_factory=dict)
     view_decisions: bool = True  # False: the caller records conflict and metric decisions once, later
+    batch_size: int = DEFAULT_BATCH_SIZE  # records per dedup query and per insert (memory holds one batch)
     run_id: str = ""
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
@@ -142,6 +143,9 @@ class LoadPlan:
     replace_source: bool = False  # first remove the source's parsed rows (reparse)
     status: RunStatus | None = None  # the status to record when the load succeeds (default: by counts)
     degraded: str | None = None  # a drift guard's reason (pages missing): the load is ``partial`` with it
+    # makes every payload of ``entries`` durable before a fetch row naming it commits (a raw store
+    # writing behind, see RawStore.writing_behind); on a write error it drops the unwritten entries
+    settle: Callable[[], None] | None = None
 
 
 def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
@@ -262,11 +266,14 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
                     collection=ctx.collection,
                     allow_provisional=ctx.allow_provisional,
                     identity_from=ctx.identity_from,
+                    batch_size=ctx.batch_size,
                 ),
             )
             batches: list[ItemBatch] = []
             # items stream through the loader; fetch rows are known once they are all read
             result.report = loader.load(_records_only(plan.items(), batches), raw_sha256=plan.payload_sha256 or "none")
+            if plan.settle is not None:
+                plan.settle()
             record_fetches(con, plan.entries, ctx.run_id)
             record_skipped(con, ctx.run_id, int(ctx.details.get("files_unchanged") or 0))
             digest = plan.payload_sha256 or (payload_digest(plan.entries) if plan.entries else None)
@@ -293,6 +300,11 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
         return result
     except Exception as exc:  # noqa: BLE001 - any failure of one source becomes its failed run
         rolled_back = result.report.as_dict()
+        if plan.settle is not None and not isinstance(exc, RawStoreError):
+            try:
+                plan.settle()
+            except RawStoreError as write_error:  # the run failed anyway; say both
+                exc = RawStoreError(f"{exc}; and {write_error}")
         return record_run(
             wh, ctx.with_details(rolled_back=rolled_back), "failed", plan.entries, f"{type(exc).__name__}: {exc}"
         )

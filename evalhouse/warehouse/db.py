@@ -256,7 +256,9 @@ def _connect(path: Path, *, read_only: bool, wait: float, who: str) -> duckdb.Du
     with _waiting(path) as announce:
         while True:
             try:
-                return duckdb.connect(str(path), read_only=read_only, config=duckdb_config())
+                con = duckdb.connect(str(path), read_only=read_only, config=duckdb_config())
+                con.execute("SET enable_progress_bar = false")  # progress is evalhouse's, in lines a log keeps
+                return con
             except duckdb.Error as exc:
                 if not _held(exc):
                     raise WarehouseError(f"cannot open {path}: {exc}") from exc

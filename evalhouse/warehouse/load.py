@@ -34,6 +34,8 @@ from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.score_batch import ScoreBatch, score_fingerprint
 
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+#: Records per load batch: one dedup query and one Arrow insert per table each (memory holds one batch).
+DEFAULT_BATCH_SIZE = 2000
 
 
 @dataclass
@@ -72,7 +74,7 @@ class LoadContext:
     collection: str | None = None
     allow_provisional: bool = False
     identity_from: IdentityFrom = "name"
-    batch_size: int = 2000  # records per dedup query and per insert
+    batch_size: int = DEFAULT_BATCH_SIZE  # records per dedup query and per insert
 
 
 def summarise_validation_error(exc: ValidationError, limit: int = 5) -> str:

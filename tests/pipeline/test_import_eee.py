@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import shutil
 import subprocess
@@ -218,3 +219,31 @@ def test_exported_tree_passes_the_eee_validator(shared: Path, tmp_path: Path) ->
         cwd=tmp_path / "out",
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_a_raw_store_write_failure_fails_the_run_and_no_fetch_row_names_missing_bytes(
+    wh: Warehouse, store: RawStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The raw store writes behind the parser; a payload it cannot write (the disk is full) fails
+    its collection's run, rolled back, and the failed run records only fetches whose bytes are on disk."""
+    tree = tmp_path / "tree"
+    for i in range(6):
+        write(tree, f"c/org/m{i}/{uuid.uuid4()}.json", record_for(f"org/m{i}"))
+    write_file = RawStore._write
+    calls = []
+
+    def full_disk(self: RawStore, rel: str, data: bytes) -> None:
+        calls.append(rel)
+        if len(calls) == 4:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        write_file(self, rel, data)
+
+    monkeypatch.setattr(RawStore, "_write", full_disk)
+    summary = import_tree(wh, tree, store)
+    (run,) = summary.runs
+    assert run.status == "failed" and "cannot write to the raw store" in (run.error or "")
+    assert "No space left on device" in (run.error or "")
+    assert wh.scalar("SELECT count(*) FROM evaluation") == 0  # rolled back
+    fetched = [p for (p,) in wh.con.execute("SELECT storage_path FROM raw_snapshot").fetchall()]
+    assert fetched and all((store.root / p).is_file() for p in fetched)
+    assert calls[3] not in fetched  # the payload that was not written is not claimed

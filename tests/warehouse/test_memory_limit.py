@@ -34,3 +34,12 @@ def test_a_malformed_limit_is_a_clear_error(tmp_path: Path, monkeypatch) -> None
     monkeypatch.setenv(ENV_MEMORY, "lots")
     with pytest.raises(InputError, match="EVALHOUSE_MEMORY_LIMIT='lots' is not a memory size"):
         Warehouse.open(tmp_path / "w.duckdb")
+
+
+def test_duckdb_prints_no_progress_bar_into_a_log(tmp_path: Path) -> None:
+    """A long query (a 10^6-score import's decisions) would draw DuckDB's bar into stdout."""
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        assert wh.con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0] is False
+        with wh.released():
+            pass
+        assert wh.con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0] is False

@@ -32,3 +32,37 @@ def test_a_corrupted_file_is_detected_not_parsed(tmp_path: Path) -> None:
     assert [p for p, _ in store.verify()] == [entry.storage_path]
     with pytest.raises(RawStoreError, match="not in the raw store"):
         store.get("0" * 64)
+
+
+def test_writing_behind_stores_the_same_files_and_manifest_lines_in_order(tmp_path: Path) -> None:
+    payloads = [json.dumps({"n": i % 7}).encode() for i in range(40)]  # repeats: some are duplicates
+    now, later = RawStore(tmp_path / "now"), RawStore(tmp_path / "later")
+    direct = [
+        now.put(p, source_key="s", url=f"https://x/{i}", content_type="application/json")
+        for i, p in enumerate(payloads)
+    ]
+    with later.writing_behind(queued=4):
+        behind = [
+            later.put(p, source_key="s", url=f"https://x/{i}", content_type="application/json")
+            for i, p in enumerate(payloads)
+        ]
+        assert later.get(behind[3].sha256) == payloads[3]  # a payload still queued is waited for, not missed
+    assert [(e.sha256, e.storage_path, e.duplicate) for e in behind] == [
+        (e.sha256, e.storage_path, e.duplicate) for e in direct
+    ]
+    lines = [json.loads(line) for line in later.manifest_path.read_text().splitlines()]
+    assert [line["url"] for line in lines] == [f"https://x/{i}" for i in range(40)]
+    assert later.verify() == [] and sorted(p.name for p in later.root.glob("??/*")) == sorted(
+        p.name for p in now.root.glob("??/*")
+    )
+
+
+def test_a_write_error_behind_is_raised_by_flush_and_nothing_claims_unwritten_bytes(tmp_path: Path) -> None:
+    store = RawStore(tmp_path / "raw")
+    store.root.mkdir()
+    (store.root / "manifest.jsonl").mkdir()  # appending a manifest line fails: OSError (a directory)
+    with pytest.raises(RawStoreError, match="cannot write to the raw store"), store.writing_behind():
+        entry = store.put(b"x", source_key="s", url="https://x/a", content_type="text/plain")
+        store.flush()
+    assert store.holds(entry)  # the bytes themselves were written before the manifest failed
+    store.flush()  # the error was raised once; the store is usable for what follows

@@ -8,12 +8,17 @@ each as its own `evalhouse` process with the expectations checkpoint on:
 3. fetching the same URLs alone with the same HTTP client in a process of its own: what
    "fetching" costs, the baseline of (1).
 
-Usage: `.venv/bin/python benchmarks/refresh.py [path/to/shared]`.
+Usage: `.venv/bin/python benchmarks/refresh.py [path/to/shared]`. Figures are stated with bytecode
+cached, as Python does by default: with ``PYTHONDONTWRITEBYTECODE`` set every process compiles its
+modules from source (≈ 0.3 s each), so run it as `env -u PYTHONDONTWRITEBYTECODE ...` there. The
+compiled copies of the package YAML (``$EVALHOUSE_CACHE_DIR``, else the user cache folder) are
+warm after the first run, as they are on any machine after its first command.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import sys
@@ -64,6 +69,8 @@ def main(shared: Path) -> None:
     mirror = f"http://127.0.0.1:{server.server_address[1]}"
     sources = [arg for key in PINNED for arg in ("--source", key)]
     refresh = [*EVALHOUSE, "--db", str(tmp / "w.duckdb"), "refresh", *sources, "--mirror", mirror, "--json"]
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("note: PYTHONDONTWRITEBYTECODE is set: every process compiles its modules from source")
     try:
         fetch = timed([sys.executable, "-c", FETCH_ONLY, mirror, *PINNED])
         full = timed(refresh)

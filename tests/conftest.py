@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("EVALHOUSE_SHARED", REPO.parent / "shared"))
+# Compiled package YAML (evalhouse.common.yamls) goes to a folder of the test run, not the user's
+# cache; subprocesses of the CLI inherit it.
+if "EVALHOUSE_CACHE_DIR" not in os.environ:
+    os.environ["EVALHOUSE_CACHE_DIR"] = _cache = tempfile.mkdtemp(prefix="evalhouse-test-cache-")
+    atexit.register(shutil.rmtree, _cache, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalhouse.common.yamls import load_yaml
+from evalhouse.common.yamls import load_package_yaml
 from evalhouse.curation.name_rules import NameRules, rules_from
 from evalhouse.curation.registry_files import (
     Benchmark,
@@ -202,7 +202,7 @@ def scale(value: float, factor: float) -> float:
 def _read(name: str) -> tuple[dict[str, Any], bytes]:
     raw = resources.files("evalhouse.curation.registries").joinpath(name).read_bytes()
     try:
-        data = load_yaml(raw)
+        data = load_package_yaml(raw)
     except yaml.YAMLError as exc:
         raise RegistryError(f"registry file {name} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):

@@ -28,6 +28,7 @@ import logging
 import mimetypes
 import os
 import random
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -180,6 +181,32 @@ class HttpPolicy:
                 raise ValueError(message)
 
 
+class _TlsWhenNeeded(httpx.BaseTransport):
+    """httpx's own transport, with the TLS context (≈ 25 ms: the CA bundle) built on the first
+    https request instead of with every client: a loopback ``http://`` mirror never needs one.
+
+    Plain http goes through a transport whose context trusts no certificate at all, so if it
+    were ever asked for TLS it would refuse, never connect unverified.
+    """
+
+    def __init__(self, *, trust_env: bool) -> None:
+        self._trust_env = trust_env
+        self._plain = httpx.HTTPTransport(verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT), trust_env=trust_env)
+        self._tls: httpx.HTTPTransport | None = None
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.scheme != "https":
+            return self._plain.handle_request(request)
+        if self._tls is None:
+            self._tls = httpx.HTTPTransport(trust_env=self._trust_env)  # httpx's defaults, verify=True
+        return self._tls.handle_request(request)
+
+    def close(self) -> None:
+        self._plain.close()
+        if self._tls is not None:
+            self._tls.close()
+
+
 class HttpClient:
     """One httpx connection pool with evalhouse's retry, redirect, size and redaction policy.
 
@@ -220,7 +247,7 @@ class HttpClient:
             timeout=httpx.Timeout(p.timeout),
             follow_redirects=False,  # we follow them ourselves: bounded, and secrets stay home
             headers={"User-Agent": p.user_agent},
-            transport=transport,
+            transport=transport if transport is not None else _TlsWhenNeeded(trust_env=p.trust_env),
             trust_env=p.trust_env,
         )
 

@@ -303,7 +303,8 @@ def _fetch_and_judge(
     # ------------------------------------------------------------------------------------------------
 
     items = [item for page in pages for item in page.items]
-    if same_gaps and last is not None and last.records_fingerprint == parsed_fingerprint(items):
+    records_fp = parsed_fingerprint(items)
+    if same_gaps and last is not None and last.records_fingerprint == records_fp:
         if stale:
             return lambda: reload_stored(run, store, entries, status="recanonicalised")
         return lambda: run.record(
@@ -315,6 +316,7 @@ def _fetch_and_judge(
         items,
         degraded=decisive.reason if decisive is not None else None,
         requests=len(got.fetched) + len(got.failures) + got.not_modified,
+        records_fp=records_fp,
         **report,
     )
 

@@ -140,13 +140,15 @@ class SourceRun:
         **details: Any,
     ) -> ledger.RunResult:
         """Load ``items`` in one transaction. ``compare_as`` keeps a previous run's payload digest and
-        records fingerprint (a reparse changes how rows are read, not what the source said).
+        records fingerprint (a reparse changes how rows are read, not what the source said);
+        ``details["records_fp"]``: the items' :func:`parsed_fingerprint`, when the caller has it.
         ``details["degraded"]`` (a drift guard's reason) makes a successful load ``partial``."""
         degraded = details.pop("degraded", None)
+        records_fp = details.pop("records_fp", None)
         plan = ledger.LoadPlan(
             entries=entries,
             items=lambda: items,
-            records_fp=compare_as.records_fingerprint if compare_as else parsed_fingerprint(items),
+            records_fp=compare_as.records_fingerprint if compare_as else records_fp or parsed_fingerprint(items),
             payload_sha256=compare_as.payload_sha256 if compare_as else None,
             replace_source=replace_source,
             status=status,

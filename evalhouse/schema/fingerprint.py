@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
+from json.encoder import encode_basestring_ascii as _quote  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
@@ -91,11 +93,55 @@ def _canonical_fast(record: dict[str, Any]) -> bytes:
     return b"{" + b",".join(parts) + b"}"
 
 
+_SPECIAL_FLOATS = {math.inf: "Infinity", -math.inf: "-Infinity"}
+
+
+def _canonical(value: Any) -> str:
+    """``canonical_json(_normalise(value))`` in one pass, for plain JSON values.
+
+    A list's canonical form is its items' canonical forms, sorted and joined: sorting items by
+    their canonical JSON and then writing them (the reference) writes exactly those strings in
+    that order, so each item is serialised once instead of once per comparison and once more at
+    the end. Anything but str-keyed dicts, lists and JSON scalars (a tuple, an int subclass, a
+    non-str key) is :class:`_Unsafe` and takes the reference path.
+    """
+    kind = type(value)
+    if kind is str:
+        return _quote(value)
+    if kind is dict:
+        parts = []
+        for key in sorted(value):
+            if type(key) is not str:
+                raise _Unsafe
+            if key not in VOLATILE_KEYS:
+                parts.append(f"{_quote(key)}:{_canonical(value[key])}")
+        return "{" + ",".join(parts) + "}"
+    if kind is list:
+        return "[" + ",".join(sorted([_canonical(v) for v in value])) + "]"
+    if kind is float:
+        if math.isnan(value):
+            return "NaN"
+        return _SPECIAL_FLOATS.get(value) or float.__repr__(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    raise _Unsafe
+
+
 def normalized_hash(record: dict[str, Any]) -> str:
     """sha256 of the record without volatile keys, lists order-insensitive (EEE-compatible)."""
     try:
         return hashlib.sha256(_canonical_fast(record)).hexdigest()
     except (_Unsafe, TypeError, orjson.JSONEncodeError):
+        pass
+    try:
+        return hashlib.sha256(_canonical(record).encode("ascii")).hexdigest()
+    except (_Unsafe, TypeError):  # TypeError: keys of mixed types do not sort
         return _reference_hash(record)
 
 

@@ -6,7 +6,9 @@ from typing import Any
 
 import duckdb
 
-SMALL = 64  # up to this many rows go in as parameters
+from evalhouse.warehouse import arrow_columns
+
+SMALL = 64  # up to this many rows go in as parameters of one statement
 
 
 def insert_rows(
@@ -21,25 +23,25 @@ def insert_rows(
         return
     verb = "INSERT OR IGNORE INTO" if or_ignore else "INSERT INTO"
     if len(rows) <= SMALL:
-        # a few rows (a run's fetch rows, its decisions): plain parameters, no Arrow (whose first
-        # use imports pandas, half a second a quiet night does not need to spend)
-        # (one statement with every row's parameters: executemany runs one statement per row)
+        # a few rows (a run's fetch rows, its decisions, the registries): one statement of plain
+        # parameters, bound to the columns' types as one row per statement would be; no Arrow
+        # (whose first use imports pandas) and not executemany (a statement per row, ~1.5 ms each)
         columns = list(dict.fromkeys(k for row in rows for k in row))
-        marks = ", ".join([f"({', '.join('?' * len(columns))})"] * len(rows))
+        marks = "(" + ", ".join("?" for _ in columns) + ")"
         con.execute(
-            f"{verb} {table} ({', '.join(columns)}) VALUES {marks}", [row.get(c) for row in rows for c in columns]
+            f"{verb} {table} ({', '.join(columns)}) VALUES {', '.join([marks] * len(rows))}",
+            [row.get(c) for row in rows for c in columns],
         )
         return
     import pyarrow as pa  # noqa: PLC0415 - Arrow (and numpy) load with the first bulk insert, not on a quiet night
 
     columns = list(rows[0])
     if all(list(row) == columns for row in rows):  # the usual case: one row builder, one key order
-        data = pa.Table.from_arrays(
-            [pa.array(list(col)) for col in zip(*(tuple(r.values()) for r in rows), strict=True)], names=columns
-        )
+        values = list(zip(*(tuple(r.values()) for r in rows), strict=True))
     else:
         columns = list(dict.fromkeys(k for row in rows for k in row))
-        data = pa.Table.from_pylist([{k: row.get(k) for k in columns} for row in rows])
+        values = [[row.get(k) for row in rows] for k in columns]
+    data = pa.Table.from_arrays([arrow_columns.column(col) for col in values], names=columns)
     con.register("_load_rows", data)
     try:
         cols = ", ".join(columns)

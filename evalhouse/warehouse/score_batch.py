@@ -26,6 +26,7 @@ from evalhouse.curation.canonicalise import CanonicalScore
 from evalhouse.curation.cells import Cell
 from evalhouse.curation.registry import scale
 from evalhouse.schema import records as R
+from evalhouse.warehouse.arrow_columns import column
 from evalhouse.warehouse.load_rows import RecordContext, dump, score_id
 
 #: Per-score columns, in the order :meth:`ScoreBatch.add` appends them.
@@ -173,7 +174,7 @@ class ScoreBatch:
         tables = {"records": self.records, "groups": self.groups, "cells": self.cells, "scores": self.scores}
         for name, rows in tables.items():
             schema = _schemas()[name]
-            arrays = [pa.array(list(col), type=schema.field(i).type) for i, col in enumerate(zip(*rows, strict=True))]
+            arrays = [column(col, schema.field(i).type) for i, col in enumerate(zip(*rows, strict=True))]
             con.register(f"_batch_{name}", pa.Table.from_arrays(arrays, schema=schema))
         try:
             con.execute(read_sql("evalhouse.warehouse", "insert_scores.sql"))

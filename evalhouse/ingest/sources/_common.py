@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalhouse.common.yamls import load_yaml
+from evalhouse.common.yamls import load_package_yaml
 from evalhouse.ingest.source import FetchMeta, ParseError
 from evalhouse.schema.eee import SCHEMA_VERSION, EvaluationLog
 from evalhouse.schema.records import (
@@ -45,8 +45,8 @@ class CellError(ValueError):
 
 def load_mapping(filename: str) -> dict[str, Any]:
     """A declared mapping shipped next to the parser modules (read-only package data)."""
-    raw = resources.files("evalhouse.ingest.sources").joinpath(filename).read_text("utf-8")
-    data = load_yaml(raw)
+    raw = resources.files("evalhouse.ingest.sources").joinpath(filename).read_bytes()
+    data = load_package_yaml(raw)
     if not isinstance(data, dict):
         raise ValueError(f"{filename} must hold a mapping")
     return data

@@ -42,7 +42,7 @@ from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import DatastoreError
 from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, summarise_validation_error
-from evalhouse.warehouse.raw_store import RawEntry, RawStore, RawStoreError
+from evalhouse.warehouse.raw_store import RawEntry, RawStore
 
 UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
 AGGREGATE_RE = re.compile(rf"^({UUID_RE})\.json$")
@@ -180,13 +180,13 @@ class _TreeReader:
             )
 
     def settle(self) -> None:
-        """Every payload read so far on disk (the store writes behind); on a write error only the
-        entries whose bytes are stored stay, and the error is raised."""
+        """Every payload read so far on disk (the store writes behind); only the entries whose bytes
+        were stored stay, and a write error is raised."""
         try:
             self.store.flush()
-        except RawStoreError:
-            self.entries[:] = [e for e in self.entries if self.store.holds(e)]
-            raise
+        finally:
+            if self.store.failed:
+                self.entries[:] = [e for e in self.entries if e.sha256 not in self.store.failed]
 
     def _samples_changed(self, samples: TreeFile | None) -> bool:
         if samples is None:

@@ -300,7 +300,7 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
         return result
     except Exception as exc:  # noqa: BLE001 - any failure of one source becomes its failed run
         rolled_back = result.report.as_dict()
-        if plan.settle is not None and not isinstance(exc, RawStoreError):
+        if plan.settle is not None:  # the failed run keeps only fetches whose bytes are stored
             try:
                 plan.settle()
             except RawStoreError as write_error:  # the run failed anyway; say both

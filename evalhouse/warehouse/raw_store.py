@@ -95,10 +95,11 @@ class RawStore:
         self._manifest: TextIO | None = None
         self._made: set[str] = set()  # folders this store created or found
         self._behind: ThreadPoolExecutor | None = None
-        self._queued: deque[tuple[Future[None] | None, str]] = deque()  # writes in flight, with their manifest lines
+        self._queued: deque[tuple[Future[None] | None, str, str]] = deque()  # writes in flight: job, digest, line
         self._max_queued = 256
         self._pending: set[str] = set()  # digests queued for writing behind
         self._error: OSError | None = None
+        self.failed: set[str] = set()  # digests whose bytes could not be written (their fetches are not kept)
 
     def _folder(self, prefix: str) -> dict[str, str]:
         known = self._folders.get(prefix)
@@ -162,7 +163,7 @@ class RawStore:
         line = json.dumps(entry.__dict__, sort_keys=True) + "\n"
         if self._behind is not None:
             self._pending.add(digest)
-            self._queue(None if duplicate else rel, data, line)
+            self._queue(None if duplicate else rel, digest, data, line)
         else:
             if not duplicate:
                 self._write(rel, data)
@@ -173,46 +174,59 @@ class RawStore:
     @contextmanager
     def writing_behind(self, writers: int = 4, queued: int = 256) -> Iterator[None]:
         """Write payload files on ``writers`` background threads while the caller goes on parsing
-        (creating thousands of small files waits on the file system's journal, not on the CPU).
+        (creating thousands of small files is the file system's inode allocation, off the parser's path).
 
         At most ``queued`` files are in flight. Manifest lines are appended in put order once their
-        files are written; :meth:`flush` waits for all of them and raises the first write error,
-        so a caller flushes before it commits rows that name the payloads. Leaving the block
-        flushes too."""
+        files are written; :meth:`flush` waits for all of them and raises the first write error
+        (the digests not written are in :attr:`failed`), so a caller flushes before it commits
+        rows that name the payloads. Leaving the block flushes too."""
         self._behind = ThreadPoolExecutor(max_workers=writers, thread_name_prefix="raw-store-writer")
         self._max_queued = queued
         try:
             yield
-        finally:
-            try:
-                self._settle_queued()
-            finally:
-                self._behind.shutdown(wait=True)
-                self._behind = None
-                self._pending.clear()
+        except BaseException:
+            self._stop_behind()
+            self._error = None  # the caller's own failure is what it reports
+            raise
+        self._stop_behind()
         self._raise_write_error()
+
+    def _stop_behind(self) -> None:
+        try:
+            self._settle_queued()
+        finally:
+            if self._behind is not None:
+                self._behind.shutdown(wait=True)
+            self._behind = None
+            self._pending.clear()
+            self.failed.clear()
 
     def flush(self) -> None:
         """Wait until every queued payload and its manifest line is written (see :meth:`writing_behind`)."""
         self._settle_queued()
         self._raise_write_error()
 
-    def _queue(self, rel: str | None, data: bytes, line: str) -> None:
+    def _queue(self, rel: str | None, digest: str, data: bytes, line: str) -> None:
         job = None if rel is None or self._behind is None else self._behind.submit(self._write, rel, data)
-        self._queued.append((job, line))
+        self._queued.append((job, digest, line))
         if len(self._queued) > self._max_queued:
             self._settle_queued(keep=self._max_queued // 2)
 
     def _settle_queued(self, keep: int = 0) -> None:
-        """Wait for the oldest queued writes (all but ``keep``) and append their manifest lines in order."""
+        """Wait for the oldest queued writes (all but ``keep``) and append their manifest lines in
+        order; a write that failed gets no line, its digest goes to :attr:`failed`."""
         while len(self._queued) > keep:
-            job, line = self._queued.popleft()
+            job, digest, line = self._queued.popleft()
             try:
                 if job is not None:
                     job.result()
-                if self._error is None:
-                    self._append_manifest(line)
             except OSError as exc:  # kept and raised by flush(): the run fails, nothing is committed
+                self._error = self._error or exc
+                self.failed.add(digest)
+                continue
+            try:
+                self._append_manifest(line)
+            except OSError as exc:  # the bytes are stored; the manifest cannot say so
                 self._error = self._error or exc
 
     def _raise_write_error(self) -> None:
@@ -249,10 +263,6 @@ class RawStore:
     def close(self) -> None:
         if self._manifest is not None:
             self._manifest.close()
-
-    def holds(self, entry: RawEntry) -> bool:
-        """Whether the bytes of ``entry`` are on disk."""
-        return (self.root / entry.storage_path).is_file()
 
     def find(self, sha256: str) -> Path | None:
         """The stored file for ``sha256`` whatever its extension, or None."""

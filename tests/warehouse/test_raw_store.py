@@ -67,3 +67,20 @@ def test_a_write_error_behind_is_raised_by_flush_and_nothing_claims_unwritten_by
     assert (store.root / entry.storage_path).is_file()  # the bytes were written before the manifest failed
     assert not store.failed
     store.flush()  # the error was raised once; the store is usable for what follows
+
+
+def test_a_block_left_by_an_exception_leaves_no_stale_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = RawStore(tmp_path / "raw")
+
+    def no_space(self: RawStore, rel: str, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(RawStore, "_write", no_space)
+        with pytest.raises(KeyError), store.writing_behind():
+            store.put(b"lost", source_key="s", url="https://x/a", content_type="text/plain")
+            raise KeyError("the caller's own failure")
+    with store.writing_behind():  # the next import on the same store starts clean
+        kept = store.put(b"kept", source_key="s", url="https://x/b", content_type="text/plain")
+        store.flush()
+    assert store.get(kept.sha256) == b"kept" and not store.failed

@@ -382,17 +382,23 @@ def _sql(name: str) -> str:
     return read_sql("evalhouse.warehouse", name)
 
 
-def frame_sql(frame: Frame) -> str:
-    """The frame's query; frames that count current scores get the ``current_scores`` CTE."""
+def frame_sql(frame: Frame, *, ordered: bool = False) -> str:
+    """The frame's query; frames that count current scores get the ``current_scores`` CTE.
+
+    ``ordered`` sorts the rows by the frame's index, as the pandas frames great-expectations reads
+    are (its examples are the first offending rows); the set-based checks need no order and skip
+    the sort of the whole warehouse."""
     sql = _sql(frame.sql_file)
     if frame.uses_current_scores:
         sql = f"WITH current_scores AS (\n{_sql('current_scores.sql')}\n)\n{sql}"
+    if ordered:
+        sql = f'SELECT * FROM (\n{sql}\n) AS frame ORDER BY "{frame.index}"'
     return sql
 
 
 def build_frame(con: duckdb.DuckDBPyConnection, frame: Frame, run_id: str | None) -> pd.DataFrame:
     """Run the frame's SQL with the parameters it names (``$run_id``, ``$epsilon``)."""
-    sql = frame_sql(frame)
+    sql = frame_sql(frame, ordered=True)
     available = {"run_id": run_id, "epsilon": EPSILON}
     params = {name: available[name] for name in set(PARAM_RE.findall(sql))}
     return con.execute(sql, params).df()

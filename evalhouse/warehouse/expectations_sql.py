@@ -47,6 +47,9 @@ def _literal(value: Any) -> str:
     return repr(value)
 
 
+_UNIQUE = "ExpectColumnValuesToBeUnique"
+
+
 def _condition(check: Check, today: datetime) -> tuple[str, str]:
     """``(considered, unexpected)``: SQL predicates over the frame's row ``f``."""
     kw = check.kwargs
@@ -67,9 +70,8 @@ def _condition(check: Check, today: datetime) -> tuple[str, str]:
         a, b = f'f."{kw["column_A"]}"', f'f."{kw["column_B"]}"'
         op = ">=" if kw.get("or_equal") else ">"
         return f"{a} IS NOT NULL AND {b} IS NOT NULL", f"NOT ({a} {op} {b})"
-    if check.gx_type == "ExpectColumnValuesToBeUnique":
-        col = f'f."{kw["column"]}"'
-        return f"{col} IS NOT NULL", f"count(*) OVER (PARTITION BY {col}) > 1"
+    if check.gx_type == _UNIQUE:  # the repeats are counted by their own grouped query (_repeats)
+        return f'f."{kw["column"]}" IS NOT NULL', "false"
     raise ValueError(f"no SQL form for expectation {check.gx_type}")
 
 
@@ -97,6 +99,37 @@ def _frame_query(frame: Frame, checks: list[Check], today: datetime) -> str:
     )
 
 
+def _repeats_query(frame: Frame, check: Check, *, examples: bool) -> str:
+    """Uniqueness as a grouped count: every row whose value repeats is unexpected (as in
+    great-expectations). Grouping one column keeps one entry per distinct value, where a window
+    over the frame held every row of the warehouse with all its columns; the examples (the first
+    offending rows by the frame's index) are fetched only when there are repeats."""
+    col = f'"{check.kwargs["column"]}"'
+    repeated = (
+        f"WITH f AS ({frame_sql(frame)}), repeated AS (SELECT {col} AS v, count(*) AS n FROM f "
+        f"WHERE {col} IS NOT NULL GROUP BY {col} HAVING count(*) > 1) "
+    )
+    if not examples:
+        return repeated + "SELECT coalesce(sum(n), 0) FROM repeated"
+    return (
+        repeated + f'SELECT list({_example(check, frame)} ORDER BY "{frame.index}")[1:{EXAMPLES}] FROM f '
+        f"WHERE {col} IN (SELECT v FROM repeated)"
+    )
+
+
+def _repeats(con: duckdb.DuckDBPyConnection, frame: Frame, check: Check, params: dict[str, Any]) -> tuple[int, list]:
+    """How many rows of the frame repeat the check's column, and up to 20 of them."""
+    unexpected = int(_first(con, _repeats_query(frame, check, examples=False), params))
+    if not unexpected:
+        return 0, []
+    return unexpected, _first(con, _repeats_query(frame, check, examples=True), params) or []
+
+
+def _first(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> Any:
+    """The one value of a one-row query, with the parameters the query names."""
+    return con.execute(sql, {p: params[p] for p in set(PARAM_RE.findall(sql))}).fetchall()[0][0]
+
+
 def evaluate_sql(
     con: duckdb.DuckDBPyConnection, run_id: str | None = None, *, today: date | None = None
 ) -> ValidationSummary:
@@ -117,8 +150,13 @@ def evaluate_sql(
         total = int(row["element_count"])
         summary.frame_rows[name] = total
         for i, check in enumerate(checks):
-            found = (int(row[f"considered_{i}"]), int(row[f"unexpected_{i}"]), row[f"examples_{i}"] or [])
-            summary.outcomes.append(_outcome(check, frame, found, total, level_of))
+            if check.gx_type == _UNIQUE:
+                unexpected, examples = _repeats(con, frame, check, available)
+            else:
+                unexpected, examples = int(row[f"unexpected_{i}"]), row[f"examples_{i}"] or []
+            summary.outcomes.append(
+                _outcome(check, frame, (int(row[f"considered_{i}"]), unexpected, examples), total, level_of)
+            )
     order = {(c.suite, c.name): i for i, c in enumerate(CHECKS)}
     summary.outcomes.sort(key=lambda o: order[(o.suite, o.name)])
     summary.duration_s = time.perf_counter() - t0

@@ -192,6 +192,38 @@ def test_duplicate_fingerprints_fail_the_uniqueness_suite(wh: Warehouse) -> None
     }
 
 
+def test_repeated_fingerprints_are_counted_alike_by_sql_and_great_expectations(wh: Warehouse) -> None:
+    # Temporary copies without the UNIQUE constraints shadow the keyed tables (DuckDB looks in
+    # temp first), so both engines read the same warehouse with repeats in it.
+    con = wh.con
+    for table in ("score", "evaluation"):
+        con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM main.{table}")
+    first = con.execute("SELECT min(score_id), max(score_id) FROM score").fetchone()
+    # two repeats of one fingerprint (three rows), one of another (two rows): five unexpected rows
+    con.execute(
+        "INSERT INTO score SELECT * REPLACE (score_id + 1000 AS score_id) FROM score WHERE score_id = ?", [first[0]]
+    )
+    con.execute(
+        "INSERT INTO score SELECT * REPLACE (score_id + 2000 AS score_id) FROM score WHERE score_id = ?", [first[0]]
+    )
+    con.execute(
+        "INSERT INTO score SELECT * REPLACE (score_id + 3000 AS score_id) FROM score WHERE score_id = ?", [first[1]]
+    )
+    con.execute(
+        "INSERT INTO evaluation SELECT * REPLACE (evaluation_id || '#copy' AS evaluation_id) FROM evaluation"
+        " WHERE evaluation_id = (SELECT min(evaluation_id) FROM evaluation)"
+    )
+    sql = evaluate_sql(con)
+    gx = validate_frames(build_frames(con))
+    for name, repeats in (("uniqueness.score_fingerprint_unique", 5), ("uniqueness.evaluation_fingerprint_unique", 2)):
+        a, b = outcome(sql, name), outcome(gx, name)
+        assert not a.success and not b.success
+        assert a.observed["unexpected_count"] == b.observed["unexpected_count"] == repeats, name
+        assert a.observed["examples"] == b.observed["examples"], name
+        assert a.observed["unexpected_percent"] == pytest.approx(b.observed["unexpected_percent"]), name
+    assert sql.message() == gx.message()
+
+
 def test_a_benchmark_with_fewer_than_5_rows_warns_without_failing(wh: Warehouse) -> None:
     copy_score(wh.con, benchmark_id="mmlu")  # a registry benchmark, now observed once
     summary = run_checkpoint(wh.con)

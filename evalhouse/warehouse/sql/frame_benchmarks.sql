@@ -13,4 +13,3 @@ LEFT JOIN (
 ) n ON n.benchmark_id = b.benchmark_id
 WHERE b.registry_version LIKE 'provisional:%'
    OR EXISTS (SELECT 1 FROM score s WHERE s.benchmark_id = b.benchmark_id)
-ORDER BY b.benchmark_id

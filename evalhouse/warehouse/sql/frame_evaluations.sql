@@ -7,4 +7,3 @@ SELECT
     r.sha256 AS raw_snapshot_ref
 FROM evaluation e
 LEFT JOIN (SELECT DISTINCT sha256 FROM raw_snapshot) r ON r.sha256 = e.raw_sha256
-ORDER BY e.evaluation_id

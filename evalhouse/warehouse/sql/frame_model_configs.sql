@@ -14,4 +14,3 @@ LEFT JOIN base_model bm ON bm.base_model_id = mc.base_model_id
 LEFT JOIN (
     SELECT config_id, count(*) AS n_current_scores FROM current_scores GROUP BY config_id
 ) n ON n.config_id = mc.config_id
-ORDER BY mc.config_id

@@ -7,4 +7,3 @@ SELECT
     precision,
     CAST(date AS TIMESTAMP) AS date
 FROM release_date_evidence
-ORDER BY evidence_id

@@ -19,4 +19,3 @@ LEFT JOIN model_config mc ON mc.config_id = s.config_id
 LEFT JOIN benchmark b ON b.benchmark_id = s.benchmark_id
 LEFT JOIN metric m ON m.metric_id = s.metric_id
 LEFT JOIN metric mb ON m.metric_id IS NULL AND mb.metric_id = split_part(s.metric_id, '.', 1)
-ORDER BY s.score_id

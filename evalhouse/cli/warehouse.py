@@ -68,7 +68,7 @@ def import_eee(
             "--batch-size",
             min=1,
             help="Records per load batch (one dedup query and one insert per table each; memory holds one "
-            "batch). Default 2000.",
+            "batch). Default 500.",
         ),
     ] = None,
     db: DbOption = None,

@@ -37,7 +37,7 @@ from evalhouse.warehouse.score_batch import ScoreBatch, score_fingerprint
 
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 #: Records per load batch: one dedup query and one Arrow insert per table each (memory holds one batch).
-DEFAULT_BATCH_SIZE = 2000
+DEFAULT_BATCH_SIZE = 500
 
 
 @dataclass

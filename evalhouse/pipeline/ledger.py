@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 import uuid
 from collections import Counter
@@ -36,6 +37,7 @@ from evalhouse.warehouse.decisions import record_decisions
 from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.items_load import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
 from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, LoadContext, Loader, LoadReport
+from evalhouse.warehouse.memory_budget import STEP_BUDGET_BYTES, spilling_beyond
 from evalhouse.warehouse.raw_store import RawEntry, RawStoreError
 from evalhouse.warehouse.registry_sync import sync_registry
 
@@ -157,9 +159,21 @@ def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
     )
 
 
-def record_view_decisions(wh: Warehouse, run_id: str) -> dict[str, int]:
+def record_view_decisions(wh: Warehouse, run_id: str, *, budget: int = STEP_BUDGET_BYTES) -> dict[str, int]:
     """The conflict and canonical-metric decisions of the warehouse as it now stands, in their own
-    transaction, attributed to ``run_id`` (the last run of an import of several collections)."""
+    transaction, attributed to ``run_id`` (the last run of an import of several collections).
+
+    They read every current score, so DuckDB gets ``budget`` bytes beyond what it holds and spills
+    past that (:mod:`evalhouse.warehouse.memory_budget`). Should a step need more than it can
+    spill, the transaction rolls back and runs again without the budget, and stderr says so."""
+    try:
+        with spilling_beyond(wh.con, budget), wh.transaction() as con:
+            return record_decisions(con, run_id, views=True)
+    except duckdb.OutOfMemoryException as exc:
+        sys.stderr.write(
+            f"the conflict decisions needed more than {budget / 2**20:,.0f} MB beyond what DuckDB held "
+            f"({str(exc).splitlines()[0]}); recorded again without that budget\n"
+        )
     with wh.transaction() as con:
         return record_decisions(con, run_id, views=True)
 

@@ -15,6 +15,7 @@ import pytest
 
 from evalhouse.config import raw_store_path
 from evalhouse.pipeline.import_eee import collection_source_key, import_tree
+from evalhouse.pipeline.ledger import record_view_decisions
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import export_tree
 from evalhouse.warehouse.raw_store import RawStore
@@ -294,3 +295,28 @@ def test_batch_size_changes_nothing_that_is_loaded(loaded: dict, corpus: Path, t
         import_tree(wh, corpus, RawStore(raw_store_path(db)), batch_size=97)  # as the fixture: twice
     for table in SAME_TABLES:
         assert table_contents(db, table) == table_contents(loaded["db"], table), table
+
+
+def test_conflict_decisions_within_a_memory_budget_are_those_without_one(
+    loaded: dict, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The decisions after an import run with DuckDB limited to a budget beyond what it holds; a
+    budget too small for the step rolls it back and records the same decisions without it."""
+    db = tmp_path / "w.duckdb"
+    db.write_bytes(loaded["db"].read_bytes())
+    kinds = ("conflict_resolution", "canonical_metric")
+    recorded = {}
+    with Warehouse.open(db) as wh:
+        run_id = wh.scalar("SELECT max(run_id) FROM ingest_run")
+        for budget in (384 * 2**20, 0):
+            wh.con.execute("DELETE FROM curation_decision WHERE kind IN (?, ?)", list(kinds))
+            decided = record_view_decisions(wh, run_id, budget=budget)
+            rows = wh.con.execute(
+                "SELECT kind, subject, detail FROM curation_decision WHERE kind IN (?, ?) ORDER BY ALL", list(kinds)
+            ).fetchall()
+            recorded[budget] = (decided, rows, capfd.readouterr().err)
+    (spilled, rows, quiet), (retried, again, said) = recorded[384 * 2**20], recorded[0]
+    assert spilled["conflict_resolution"] > 0 and spilled["canonical_metric"] > 0  # the corpus has both
+    assert retried == spilled and again == rows
+    assert quiet == ""
+    assert "recorded again without that budget" in said

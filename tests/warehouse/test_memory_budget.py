@@ -1,0 +1,56 @@
+"""The memory budget of whole-warehouse steps: DuckDB's limit while the step runs, restored after."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from evalhouse.config import ENV_MEMORY
+from evalhouse.warehouse.memory_budget import memory_in_use, size_in_bytes, spilling_beyond
+
+
+def limit(con: duckdb.DuckDBPyConnection) -> int:
+    return size_in_bytes(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("18.8 GiB", int(18.8 * 2**30)), ("384.5 MiB", int(384.5 * 2**20)), ("512MB", 512 * 10**6), ("1024 bytes", 1024)],
+)
+def test_duckdb_memory_settings_read_as_bytes(text: str, expected: int) -> None:
+    assert size_in_bytes(text) == expected
+
+
+def test_a_memory_size_without_a_known_unit_is_refused() -> None:
+    with pytest.raises(ValueError, match="not a memory size"):
+        size_in_bytes("12 parsecs")
+
+
+def test_the_limit_is_what_duckdb_holds_plus_the_budget_and_comes_back(tmp_path: Path) -> None:
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute("CREATE TABLE t AS SELECT range AS i, md5(range::VARCHAR) AS s FROM range(200000)")
+    default = limit(con)
+    held = memory_in_use(con)
+    with spilling_beyond(con, 64 * 2**20) as chosen:
+        assert held <= chosen - 64 * 2**20 <= memory_in_use(con)
+        assert abs(limit(con) - chosen) <= 2**20  # DuckDB renders the limit rounded to 0.1 MiB
+    assert limit(con) == default  # DuckDB's own default again
+
+
+def test_a_lower_limit_the_user_chose_is_kept_and_restored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_MEMORY, "100MB")
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), config={"memory_limit": "100MB"})
+    with spilling_beyond(con, 2**40):  # a budget beyond the user's limit does not raise it
+        assert limit(con) <= 100 * 10**6
+    assert limit(con) == size_in_bytes(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+    assert abs(limit(con) - 100 * 10**6) <= 2**20
+
+
+def test_the_limit_comes_back_when_the_step_fails(tmp_path: Path) -> None:
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    default = limit(con)
+    with pytest.raises(duckdb.OutOfMemoryException), spilling_beyond(con, 0):
+        con.execute("SELECT list(md5(range::VARCHAR)) FROM range(3000000)").fetchall()
+    assert limit(con) == default

@@ -19,6 +19,8 @@ from evalhouse.config import duckdb_config
 
 #: What a whole-warehouse step may take beyond what DuckDB holds when it starts.
 STEP_BUDGET_BYTES = 384 * 2**20
+#: The least limit ever set: at (near) zero DuckDB cannot even run the statement that lifts it again.
+FLOOR_BYTES = 8 * 2**20
 _UNITS = {
     "bytes": 1,
     "b": 1,
@@ -52,7 +54,7 @@ def spilling_beyond(con: duckdb.DuckDBPyConnection, budget: int = STEP_BUDGET_BY
     """DuckDB limited to what it holds now plus ``budget`` bytes while the block runs (yields the
     limit set). Call it outside a transaction: the limit is restored even when the block failed."""
     before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    limit = min(memory_in_use(con) + budget, size_in_bytes(before))
+    limit = min(max(memory_in_use(con) + budget, FLOOR_BYTES), size_in_bytes(before))
     con.execute(f"SET memory_limit = '{limit}B'")
     try:
         yield limit

@@ -4,7 +4,8 @@ DuckDB may grow to 80% of RAM unless told otherwise, and its window operators ov
 score keep what they can in memory: at 10^6 scores the conflict decisions alone took about 1.2 GB.
 Inside :func:`spilling_beyond` DuckDB's limit is what it holds already plus a budget, so such a
 step spills to ``<db>.tmp`` instead of growing; a lower limit the user chose
-(``$EVALHOUSE_MEMORY_LIMIT``) is never raised, and the limit in force before is restored after.
+(``$EVALHOUSE_MEMORY_LIMIT``) is never raised, and afterwards the configured limit (that one, or
+DuckDB's default) is set again.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def memory_in_use(con: duckdb.DuckDBPyConnection) -> int:
 @contextmanager
 def spilling_beyond(con: duckdb.DuckDBPyConnection, budget: int = STEP_BUDGET_BYTES) -> Iterator[int]:
     """DuckDB limited to what it holds now plus ``budget`` bytes while the block runs (yields the
-    limit set). Call it outside a transaction: the limit is restored even when the block failed."""
+    limit set). Call it outside a transaction: the configured limit comes back even when the block
+    failed (a limit another statement set meanwhile is not kept)."""
     before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     limit = min(max(memory_in_use(con) + budget, FLOOR_BYTES), size_in_bytes(before))
     con.execute(f"SET memory_limit = '{limit}B'")

@@ -42,11 +42,11 @@ class SchemaVersionError(InputError):
 class _Open(BaseModel):
     """Nested objects of the schema allow unknown keys; keep them so records round-trip."""
 
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
 
 
 class _Closed(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
 
 
 class SourceMetadata(_Open):

@@ -9,6 +9,7 @@ milliseconds for commands it never runs. ``--help``, no command or an unknown on
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Annotated, Any
 
@@ -130,4 +131,8 @@ def command_of(argv: list[str]) -> str | None:
 
 
 def main() -> None:
+    # pydantic looks for third-party plugins in every installed distribution's entry points when it
+    # builds its first validator (~20 ms of each command); the command runs none (a value set in
+    # the environment is kept)
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     build_app(COMMAND_MODULES.get(command_of(sys.argv[1:]) or "", MODULES))()

@@ -134,6 +134,36 @@ def test_the_console_script_runs_as_a_process(argv: list[str], expect: str, tmp_
             assert name in proc.stdout
 
 
+@pytest.mark.parametrize("preset", [None, "logfire"])
+def test_the_console_script_loads_no_pydantic_plugins_unless_told(preset: str | None) -> None:
+    """A command that validates (here the registries) does not scan every distribution's entry
+    points for pydantic plugins; a PYDANTIC_DISABLE_PLUGINS the user set is what pydantic sees."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import os, sys; from evalhouse.cli import main\n"
+        "sys.argv[1:] = ['models', 'resolve', 'GPT-5 (high)', '--json']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "from pydantic.plugin import _loader\n"
+        "print(os.environ['PYDANTIC_DISABLE_PLUGINS'], _loader._plugins is None)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    if preset:
+        env["PYDANTIC_DISABLE_PLUGINS"] = preset
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=True,
+    )
+    value, never_scanned = proc.stdout.strip().splitlines()[-1].split()
+    assert value == (preset or "__all__")
+    assert never_scanned == ("False" if preset else "True")  # a named plugin off: pydantic still scans
+
+
 @pytest.mark.parametrize("command", [["report", "--no-record"], ["site"]])
 def test_freezing_a_missing_warehouse_is_bad_input(command: list[str], tmp_path: Path) -> None:
     """report and site freeze the live warehouse first: with none at --db they say so (exit 2)."""

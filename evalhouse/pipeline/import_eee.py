@@ -42,6 +42,7 @@ from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import DatastoreError
 from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, summarise_validation_error
+from evalhouse.warehouse.memory_budget import LOAD_BUDGET_BYTES
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
 
 UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
@@ -179,6 +180,13 @@ class _TreeReader:
                 raw_sha256=entry.sha256,
             )
 
+    def again(self, files: list[TreeFile]) -> Iterator[ParseItem]:
+        """:meth:`items` from the start, forgetting what the last pass kept and skipped."""
+        self.entries.clear()
+        self.skipped = 0
+        self.details["files_unchanged"] = 0
+        return self.items(files)
+
     def settle(self) -> None:
         """Every payload read so far on disk (the store writes behind); only the entries whose bytes
         were stored stay, and a write error is raised."""
@@ -238,6 +246,7 @@ class _Import:
     registry: Registry
     after_load: AfterLoad | None
     batch_size: int
+    memory_budget: int | None
 
 
 def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's options
@@ -248,9 +257,11 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
     after_load: AfterLoad | None = None,
     registry: Registry | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    memory_budget: int | None = LOAD_BUDGET_BYTES,
 ) -> ImportSummary:
     """Import every collection under ``root``; one run (one transaction) per collection, loaded in
-    batches of ``batch_size`` records."""
+    batches of ``batch_size`` records, DuckDB spilling past ``memory_budget`` bytes beyond what it
+    holds when a collection begins (``None``: no budget; see :func:`~evalhouse.pipeline.ledger.run_load`)."""
     if batch_size < 1:
         raise InputError(f"the batch size must be a positive number of records, not {batch_size}")
     registry = registry or load_registry()
@@ -270,7 +281,7 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
     steps = progress.each(
         by_collection.items(), "import-eee: files", total=files, size=lambda c: len(c[1]), note=lambda c: c[0]
     )
-    job = _Import(wh, root, listing, store, registry, after_load, batch_size)
+    job = _Import(wh, root, listing, store, registry, after_load, batch_size, memory_budget)
     with store.writing_behind():  # payload files are written while the next records are parsed
         for collection, files_of in steps:
             result, skipped = _import_collection(job, collection, files_of)
@@ -309,13 +320,21 @@ def _import_collection(job: _Import, collection: str, files: list[TreeFile]) -> 
         details=details,
         view_decisions=False,  # recorded once, after the last collection
         batch_size=job.batch_size,
+        memory_budget=job.memory_budget,
     )
     if first is None and reader.skipped:
         return record_run(wh, ctx, "unchanged", []), reader.skipped
-    items = stream if first is None else chain([first], stream)
+    started = iter([stream if first is None else chain([first], stream)])
+
+    def items() -> Iterator[ParseItem]:
+        # the stream already begun; a second call (the load ran again without its memory
+        # budget) reads the collection's files once more
+        return next(started, None) or reader.again(files)
+
     plan = LoadPlan(
         entries=reader.entries,
-        items=lambda items=items: items,
+        items=items,
+        replayable=True,
         replace_source=stale,
         status="recanonicalised" if stale else None,
         settle=reader.settle,

@@ -103,7 +103,9 @@ def load_items(
 ) -> ledger.RunResult:
     """Load parsed or generated items (batches and refused lines) through the ledger."""
     items = list(items)
-    plan = ledger.LoadPlan(entries=entries or [], items=lambda: items, records_fp=batches_fingerprint(items))
+    plan = ledger.LoadPlan(
+        entries=entries or [], items=lambda: items, records_fp=batches_fingerprint(items), replayable=True
+    )
     return ledger.run_load(wh, ctx, plan)
 
 

@@ -20,14 +20,17 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 import duckdb
 
+from evalhouse.config import ENV_MEMORY
 from evalhouse.curation.identity import IdentityFrom
 from evalhouse.curation.registry import Registry
+from evalhouse.errors import RunFailed
 from evalhouse.ingest.redaction import redact_stored, url_secrets
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParseItem
@@ -37,7 +40,13 @@ from evalhouse.warehouse.decisions import record_decisions
 from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.items_load import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
 from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, LoadContext, Loader, LoadReport
-from evalhouse.warehouse.memory_budget import STEP_BUDGET_BYTES, spilling_beyond
+from evalhouse.warehouse.memory_budget import (
+    LOAD_BUDGET_BYTES,
+    STEP_BUDGET_BYTES,
+    Budget,
+    loading_within,
+    spilling_beyond,
+)
 from evalhouse.warehouse.raw_store import RawEntry, RawStoreError
 from evalhouse.warehouse.registry_sync import sync_registry
 
@@ -79,6 +88,7 @@ class RunContext:
     details: dict[str, Any] = field(default_factory=dict)
     view_decisions: bool = True  # False: the caller records conflict and metric decisions once, later
     batch_size: int = DEFAULT_BATCH_SIZE  # records per dedup query and per insert (memory holds one batch)
+    memory_budget: int | None = LOAD_BUDGET_BYTES  # DuckDB's bytes beyond what its indexes hold (None: no budget)
     run_id: str = ""
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
@@ -101,6 +111,7 @@ class RunResult:
     payload_sha256: str | None = None
     decisions: dict[str, int] = field(default_factory=dict)
     items: ItemLoadReport | None = None  # set when the source yielded item-level batches
+    started: float = field(default_factory=time.perf_counter, repr=False, compare=False)  # perf_counter()
 
     @property
     def counts(self) -> dict[str, int]:
@@ -148,6 +159,9 @@ class LoadPlan:
     # makes every payload of ``entries`` durable before a fetch row naming it commits (a raw store
     # writing behind, see RawStore.writing_behind); on a write error it drops the unwritten entries
     settle: Callable[[], None] | None = None
+    # ``items()`` gives the whole stream again on every call: a load that ran out of its memory
+    # budget may then run once more without it
+    replayable: bool = False
 
 
 def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
@@ -165,17 +179,28 @@ def record_view_decisions(wh: Warehouse, run_id: str, *, budget: int = STEP_BUDG
 
     They read every current score, so DuckDB gets ``budget`` bytes beyond what it holds and spills
     past that (:mod:`evalhouse.warehouse.memory_budget`). Should a step need more than it can
-    spill, the transaction rolls back and runs again without the budget, and stderr says so."""
+    spill, the transaction rolls back and runs again without the budget, and stderr says so; should
+    that fail too (a low ``$EVALHOUSE_MEMORY_LIMIT``), :class:`RunFailed` says what to raise."""
     try:
-        with spilling_beyond(wh.con, budget), wh.transaction() as con:
-            return record_decisions(con, run_id, views=True)
+        with spilling_beyond(wh.con, budget) as held, wh.transaction() as con:
+            decided = record_decisions(con, run_id, views=True)
+            held.lift()  # commit with the configured limit (see Budget)
+            return decided
     except duckdb.OutOfMemoryException as exc:
         sys.stderr.write(
             f"the conflict decisions needed more than {budget / 2**20:,.0f} MB beyond what DuckDB held "
             f"({str(exc).splitlines()[0]}); recorded again without that budget\n"
         )
-    with wh.transaction() as con:
-        return record_decisions(con, run_id, views=True)
+    try:
+        with wh.transaction() as con:
+            return record_decisions(con, run_id, views=True)
+    except duckdb.OutOfMemoryException as exc:
+        limit = wh.scalar("SELECT current_setting('memory_limit')")
+        raise RunFailed(
+            f"the runs are loaded, but their conflict and canonical-metric decisions need more memory than "
+            f"DuckDB may use here ({limit}: {str(exc).splitlines()[0]}); raise ${ENV_MEMORY}: the next run "
+            "that loads anything records them"
+        ) from exc
 
 
 def record_skipped(con: duckdb.DuckDBPyConnection, run_id: str, skipped: int) -> None:
@@ -262,55 +287,28 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
     ``items`` is a thunk so a parser exception (a whole payload unreadable) is caught here and
     turned into a ``failed`` run that keeps the fetch rows. ``ctx.after_load`` runs inside the
     same transaction (the expectations checkpoint): raising there rolls the load back.
+
+    DuckDB loads within ``ctx.memory_budget`` bytes beyond what its indexes hold
+    (:func:`~evalhouse.warehouse.memory_budget.loading_within`): a collection's uncommitted rows
+    spill to ``<db>.tmp`` instead of growing with the collection. Should the load need more than
+    it can spill, it rolls back and, when ``plan.replayable``, runs once more without the budget
+    (stderr says so); otherwise the run fails with DuckDB's reason.
     """
-    t0 = time.perf_counter()
     result = RunResult(ctx.run_id, ctx.source.source_key, "failed")
     try:
-        with wh.transaction() as con:
-            register_source(con, ctx.source)
-            sync_registry(con, ctx.registry)
-            if plan.replace_source:
-                remove_parsed_rows(con, ctx.source.source_key)
-            loader = Loader(
-                con,
-                LoadContext(
-                    source_key=ctx.source.source_key,
-                    run_id=ctx.run_id,
-                    registry=ctx.registry,
-                    collection=ctx.collection,
-                    allow_provisional=ctx.allow_provisional,
-                    identity_from=ctx.identity_from,
-                    batch_size=ctx.batch_size,
-                ),
+        try:
+            with _within(wh, ctx.memory_budget) as budget:
+                _load_once(wh, ctx, plan, result, budget)
+        except duckdb.Error as exc:
+            short = _out_of_memory(exc)
+            if short is None or not plan.replayable or ctx.memory_budget is None:
+                raise
+            sys.stderr.write(
+                f"{ctx.source.source_key}: the load needed more than {ctx.memory_budget / 2**20:,.0f} MB beyond "
+                f"what DuckDB's indexes held ({str(short).splitlines()[0]}); loading it again without that budget\n"
             )
-            batches: list[ItemBatch] = []
-            # items stream through the loader; fetch rows are known once they are all read
-            result.report = loader.load(_records_only(plan.items(), batches), raw_sha256=plan.payload_sha256 or "none")
-            if plan.settle is not None:
-                plan.settle()
-            record_fetches(con, plan.entries, ctx.run_id)
-            record_skipped(con, ctx.run_id, int(ctx.details.get("files_unchanged") or 0))
-            digest = plan.payload_sha256 or (payload_digest(plan.entries) if plan.entries else None)
-            result.payload_sha256 = digest
-            if batches:
-                item_loader = ItemLoader(con, source_key=ctx.source.source_key, run_id=ctx.run_id)
-                result.items = item_loader.load(batches, raw_sha256=digest or "none")
-            result.status = _status(result.report, result.items)
-            if result.status == "failed":
-                result.error = _why_nothing_loaded(result.report, result.items)
-            else:
-                result.decisions = record_decisions(con, ctx.run_id, views=ctx.view_decisions)
-                result.status = plan.status or result.status
-                if plan.degraded is not None:
-                    result.status, result.error = "partial", plan.degraded
-            result.duration_s = time.perf_counter() - t0
-            if ctx.after_load is not None:
-                ctx.after_load(con, ctx.run_id)
-            fp = plan.records_fp or (
-                records_fingerprint(result.report.fingerprints) if result.report.fingerprints else None
-            )
-            items_details = {"items": result.items.as_dict()} if result.items else {}
-            _insert_run(con, ctx, result, fp, {**ctx.details, "load": result.report.as_dict(), **items_details})
+            result = RunResult(ctx.run_id, ctx.source.source_key, "failed", started=result.started)
+            _load_once(wh, ctx, plan, result, None)
         return result
     except Exception as exc:  # noqa: BLE001 - any failure of one source becomes its failed run
         rolled_back = result.report.as_dict()
@@ -322,6 +320,73 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
         return record_run(
             wh, ctx.with_details(rolled_back=rolled_back), "failed", plan.entries, f"{type(exc).__name__}: {exc}"
         )
+
+
+def _within(wh: Warehouse, budget: int | None) -> AbstractContextManager[Budget | None]:
+    return nullcontext() if budget is None else loading_within(wh.con, budget)
+
+
+def _out_of_memory(exc: BaseException) -> duckdb.OutOfMemoryException | None:
+    """The out-of-memory error behind ``exc``: a statement after it fails with "transaction is
+    aborted" (an ``unregister`` in a ``finally``), and that is the error that propagates."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, duckdb.OutOfMemoryException):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _load_once(wh: Warehouse, ctx: RunContext, plan: LoadPlan, result: RunResult, budget: Budget | None) -> None:
+    """One attempt of :func:`run_load`'s transaction, within ``budget`` until its commit; fills ``result``."""
+    with wh.transaction() as con:
+        register_source(con, ctx.source)
+        sync_registry(con, ctx.registry)
+        if plan.replace_source:
+            remove_parsed_rows(con, ctx.source.source_key)
+        loader = Loader(
+            con,
+            LoadContext(
+                source_key=ctx.source.source_key,
+                run_id=ctx.run_id,
+                registry=ctx.registry,
+                collection=ctx.collection,
+                allow_provisional=ctx.allow_provisional,
+                identity_from=ctx.identity_from,
+                batch_size=ctx.batch_size,
+                between_batches=budget.keep if budget else None,
+            ),
+        )
+        batches: list[ItemBatch] = []
+        # items stream through the loader; fetch rows are known once they are all read
+        result.report = loader.load(_records_only(plan.items(), batches), raw_sha256=plan.payload_sha256 or "none")
+        if plan.settle is not None:
+            plan.settle()
+        record_fetches(con, plan.entries, ctx.run_id)
+        record_skipped(con, ctx.run_id, int(ctx.details.get("files_unchanged") or 0))
+        digest = plan.payload_sha256 or (payload_digest(plan.entries) if plan.entries else None)
+        result.payload_sha256 = digest
+        if batches:
+            item_loader = ItemLoader(con, source_key=ctx.source.source_key, run_id=ctx.run_id)
+            result.items = item_loader.load(batches, raw_sha256=digest or "none")
+        result.status = _status(result.report, result.items)
+        if result.status == "failed":
+            result.error = _why_nothing_loaded(result.report, result.items)
+        else:
+            result.decisions = record_decisions(con, ctx.run_id, views=ctx.view_decisions)
+            result.status = plan.status or result.status
+            if plan.degraded is not None:
+                result.status, result.error = "partial", plan.degraded
+        result.duration_s = time.perf_counter() - result.started
+        if ctx.after_load is not None:
+            ctx.after_load(con, ctx.run_id)
+        fp = plan.records_fp or (
+            records_fingerprint(result.report.fingerprints) if result.report.fingerprints else None
+        )
+        items_details = {"items": result.items.as_dict()} if result.items else {}
+        _insert_run(con, ctx, result, fp, {**ctx.details, "load": result.report.as_dict(), **items_details})
+        if budget is not None:
+            budget.lift()  # commit with the configured limit: a commit out of memory invalidates the database
 
 
 #: Tables holding what a parser produced for a source (raw bytes and run history are not here).

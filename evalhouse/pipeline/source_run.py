@@ -153,5 +153,6 @@ class SourceRun:
             replace_source=replace_source,
             status=status,
             degraded=degraded,
+            replayable=True,
         )
         return ledger.run_load(self.wh, self.ctx.with_details(**details), plan)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,6 +77,7 @@ class LoadContext:
     allow_provisional: bool = False
     identity_from: IdentityFrom = "name"
     batch_size: int = DEFAULT_BATCH_SIZE  # records per dedup query and per insert
+    between_batches: Callable[[], object] | None = None  # after each batch's inserts (a memory budget's keep)
 
 
 def summarise_validation_error(exc: ValidationError, limit: int = 5) -> str:
@@ -184,6 +185,8 @@ class Loader:
                 self._load_batch(batch)
                 self._flush_rows()
                 batch = []
+                if self.ctx.between_batches is not None:
+                    self.ctx.between_batches()
         self._load_batch(batch)
         self._flush_rows()
         self._flush_provisional()

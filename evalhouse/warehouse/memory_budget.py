@@ -1,18 +1,26 @@
-"""A memory budget for steps that read the whole warehouse (the conflict decisions after an import).
+"""Memory budgets: DuckDB's limit while a load or a whole-warehouse step runs, restored after.
 
-DuckDB may grow to 80% of RAM unless told otherwise, and its window operators over every current
-score keep what they can in memory: at 10^6 scores the conflict decisions alone took about 1.2 GB.
-Inside :func:`spilling_beyond` DuckDB's limit is what it holds already plus a budget, so such a
-step spills to ``<db>.tmp`` instead of growing; a lower limit the user chose
-(``$EVALHOUSE_MEMORY_LIMIT``) is never raised, and afterwards the configured limit (that one, or
-DuckDB's default) is set again.
+DuckDB may grow to 80% of RAM unless told otherwise. A load held a whole collection's uncommitted
+rows in memory (1.6 GB for a collection of 250,000 scores), and the conflict decisions' window
+operators over every current score took about 1.2 GB at 10^6 scores. Within a budget DuckDB spills
+to ``<db>.tmp`` instead of growing:
+
+* :func:`loading_within` (a load): the limit is what the indexes hold plus a budget, set again
+  between batches — an index grows with every key a load adds and cannot be spilled, while the
+  transaction's new rows, overflow strings and cached pages can;
+* :func:`spilling_beyond` (a whole-warehouse step): what DuckDB holds when the step starts plus a
+  budget.
+
+A lower limit the user chose (``$EVALHOUSE_MEMORY_LIMIT``) is never raised, and afterwards the
+configured limit (that one, or DuckDB's default) is set again.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 
 import duckdb
 
@@ -20,6 +28,9 @@ from evalhouse.config import duckdb_config
 
 #: What a whole-warehouse step may take beyond what DuckDB holds when it starts.
 STEP_BUDGET_BYTES = 384 * 2**20
+#: What one load (a collection, a source's run) may take beyond what its indexes hold: its
+#: uncommitted rows spill past it, so memory no longer grows with the collection.
+LOAD_BUDGET_BYTES = 192 * 2**20
 #: The least limit ever set: at (near) zero DuckDB cannot even run the statement that lifts it again.
 FLOOR_BYTES = 8 * 2**20
 _UNITS = {
@@ -45,24 +56,72 @@ def size_in_bytes(text: str) -> int:
     return int(float(match.group(1)) * _UNITS[unit])
 
 
-def memory_in_use(con: duckdb.DuckDBPyConnection) -> int:
-    """Bytes DuckDB holds now (buffer pool: tables, indexes, cached pages)."""
-    return int(con.execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()").fetchone()[0])
+def memory_in_use(con: duckdb.DuckDBPyConnection, *, tag: str | None = None) -> int:
+    """Bytes DuckDB holds now (buffer pool: tables, indexes, cached pages), or those of one
+    ``duckdb_memory()`` tag (``ART_INDEX``: the indexes)."""
+    where = "" if tag is None else " WHERE tag = ?"
+    sql = f"SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory(){where}"
+    return int(con.execute(sql, [] if tag is None else [tag]).fetchone()[0])
+
+
+def _limit(con: duckdb.DuckDBPyConnection) -> int:
+    return size_in_bytes(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+
+
+def _set(con: duckdb.DuckDBPyConnection, wanted: int, ceiling: int) -> int:
+    limit = min(max(wanted, FLOOR_BYTES), ceiling)
+    con.execute(f"SET memory_limit = '{limit}B'")
+    return limit
+
+
+def _restore(con: duckdb.DuckDBPyConnection) -> None:
+    chosen = duckdb_config().get("memory_limit")
+    if chosen:
+        con.execute(f"SET memory_limit = '{chosen}'")
+    else:
+        con.execute("RESET memory_limit")
+
+
+@dataclass
+class Budget:
+    """DuckDB's limit while a budget holds: :meth:`keep` sets it again from what DuckDB holds now,
+    :meth:`lift` gives back the configured limit. Lift it before ``COMMIT``: a commit that runs out
+    of memory leaves the database invalidated until it is reopened, where a statement that does
+    only fails."""
+
+    con: duckdb.DuckDBPyConnection
+    budget: int
+    ceiling: int
+    tag: str | None = None  # count only this duckdb_memory() tag as held (ART_INDEX: the indexes)
+    limit: int = 0
+
+    def keep(self) -> int:
+        self.limit = _set(self.con, memory_in_use(self.con, tag=self.tag) + self.budget, self.ceiling)
+        return self.limit
+
+    def lift(self) -> None:
+        _restore(self.con)
 
 
 @contextmanager
-def spilling_beyond(con: duckdb.DuckDBPyConnection, budget: int = STEP_BUDGET_BYTES) -> Iterator[int]:
-    """DuckDB limited to what it holds now plus ``budget`` bytes while the block runs (yields the
-    limit set). Call it outside a transaction: the configured limit comes back even when the block
-    failed (a limit another statement set meanwhile is not kept)."""
-    before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    limit = min(max(memory_in_use(con) + budget, FLOOR_BYTES), size_in_bytes(before))
-    con.execute(f"SET memory_limit = '{limit}B'")
+def _holding(budget: Budget) -> Iterator[Budget]:
+    budget.keep()
     try:
-        yield limit
+        yield budget
     finally:
-        chosen = duckdb_config().get("memory_limit")
-        if chosen:
-            con.execute(f"SET memory_limit = '{chosen}'")
-        else:
-            con.execute("RESET memory_limit")
+        budget.lift()
+
+
+def loading_within(con: duckdb.DuckDBPyConnection, budget: int = LOAD_BUDGET_BYTES) -> AbstractContextManager[Budget]:
+    """DuckDB limited to what its indexes hold plus ``budget`` bytes: call :meth:`Budget.keep`
+    between batches (the indexes grow with every key; the new rows may spill) and
+    :meth:`Budget.lift` before the commit. Enter it outside a transaction: the configured limit
+    comes back even when the block failed."""
+    return _holding(Budget(con, budget, _limit(con), tag="ART_INDEX"))
+
+
+def spilling_beyond(con: duckdb.DuckDBPyConnection, budget: int = STEP_BUDGET_BYTES) -> AbstractContextManager[Budget]:
+    """DuckDB limited to what it holds now plus ``budget`` bytes while the block runs (lift it
+    before the block's commit). Enter it outside a transaction: the configured limit comes back
+    even when the block failed (a limit another statement set meanwhile is not kept)."""
+    return _holding(Budget(con, budget, _limit(con)))

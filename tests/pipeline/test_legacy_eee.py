@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse.config import raw_store_path
+from evalhouse.config import ENV_MEMORY, raw_store_path
+from evalhouse.errors import RunFailed
 from evalhouse.pipeline.import_eee import collection_source_key, import_tree
 from evalhouse.pipeline.ledger import record_view_decisions
 from evalhouse.warehouse.db import Warehouse
@@ -297,6 +298,32 @@ def test_batch_size_changes_nothing_that_is_loaded(loaded: dict, corpus: Path, t
         assert table_contents(db, table) == table_contents(loaded["db"], table), table
 
 
+def test_a_load_past_its_memory_budget_runs_again_without_it_and_loads_the_same(
+    loaded: dict, corpus: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Each collection loads with DuckDB limited to a budget beyond what it holds (the fixture: the
+    default budget). With no room at all every collection runs out of memory, rolls back, says so
+    and loads again without the budget: the same rows, quarantines, decisions and fetch rows, and
+    DuckDB's own limit again afterwards."""
+    db = tmp_path / "w.duckdb"
+    with Warehouse.open(db) as wh:
+        default_limit = wh.scalar("SELECT current_setting('memory_limit')")
+        first = import_tree(wh, corpus, RawStore(raw_store_path(db)), memory_budget=0)
+        said = capfd.readouterr().err
+        import_tree(wh, corpus, RawStore(raw_store_path(db)), memory_budget=0)  # as the fixture: twice
+        assert wh.scalar("SELECT current_setting('memory_limit')") == default_limit
+    assert said.count("loading it again without that budget") == len(first.runs)
+    assert [r.counts for r in first.runs] == [r.counts for r in loaded["first"].runs]
+    for table in SAME_TABLES:
+        assert table_contents(db, table) == table_contents(loaded["db"], table), table
+    runs = "SELECT source_key, status, n_read, n_loaded, n_quarantined, n_duplicate, n_scores FROM ingest_run"
+    runs += " ORDER BY ALL"
+    fetches = "SELECT count(*), count(DISTINCT sha256) FROM raw_snapshot"
+    with Warehouse.open(db, read_only=True) as mine, Warehouse.open(loaded["db"], read_only=True) as theirs:
+        for query in (runs, fetches):  # durations differ; what each run read, loaded and fetched does not
+            assert mine.con.execute(query).fetchall() == theirs.con.execute(query).fetchall()
+
+
 def test_conflict_decisions_within_a_memory_budget_are_those_without_one(
     loaded: dict, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -320,3 +347,22 @@ def test_conflict_decisions_within_a_memory_budget_are_those_without_one(
     assert retried == spilled and again == rows
     assert quiet == ""
     assert "recorded again without that budget" in said
+
+
+def test_decisions_that_do_not_fit_the_chosen_memory_limit_say_what_to_raise(
+    loaded: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a $EVALHOUSE_MEMORY_LIMIT too low for the conflict decisions even without the budget,
+    the step fails with an error naming the setting (not a DuckDB traceback), and nothing of it stays."""
+    db = tmp_path / "w.duckdb"
+    db.write_bytes(loaded["db"].read_bytes())
+    with Warehouse.open(db) as wh:
+        run_id = wh.scalar("SELECT max(run_id) FROM ingest_run")
+        before = wh.scalar("SELECT count(*) FROM curation_decision")
+        wh.con.execute("DELETE FROM curation_decision WHERE kind = 'conflict_resolution'")
+        monkeypatch.setenv(ENV_MEMORY, "16MB")  # the limit the budget gives back to after its attempt
+        with pytest.raises(RunFailed, match=f"raise \\${ENV_MEMORY}") as failed:
+            record_view_decisions(wh, run_id, budget=0)
+        assert "16.0 MiB" in str(failed.value) or "15.2 MiB" in str(failed.value)
+        assert wh.scalar("SELECT count(*) FROM curation_decision WHERE kind = 'conflict_resolution'") == 0
+    assert before > 0

@@ -8,7 +8,7 @@ import duckdb
 import pytest
 
 from evalhouse.config import ENV_MEMORY
-from evalhouse.warehouse.memory_budget import FLOOR_BYTES, memory_in_use, size_in_bytes, spilling_beyond
+from evalhouse.warehouse.memory_budget import FLOOR_BYTES, loading_within, memory_in_use, size_in_bytes, spilling_beyond
 
 
 def limit(con: duckdb.DuckDBPyConnection) -> int:
@@ -33,7 +33,8 @@ def test_the_limit_is_what_duckdb_holds_plus_the_budget_and_comes_back(tmp_path:
     con.execute("CREATE TABLE t AS SELECT range AS i, md5(range::VARCHAR) AS s FROM range(200000)")
     default = limit(con)
     held = memory_in_use(con)
-    with spilling_beyond(con, 64 * 2**20) as chosen:
+    with spilling_beyond(con, 64 * 2**20) as budget:
+        chosen = budget.limit
         assert held <= chosen - 64 * 2**20 <= memory_in_use(con) or chosen == FLOOR_BYTES
         assert abs(limit(con) - chosen) <= 2**20  # DuckDB renders the limit rounded to 0.1 MiB
     assert limit(con) == default  # DuckDB's own default again
@@ -56,3 +57,28 @@ def test_the_limit_comes_back_when_the_step_fails(tmp_path: Path) -> None:
         con.execute(big).fetchall()
     assert limit(con) == default
     assert con.execute(big).fetchall() == [(3000000,)]  # the buffer pool has its limit back, not only the setting
+
+
+def test_a_load_budget_follows_the_indexes_and_the_new_rows_spill(tmp_path: Path) -> None:
+    """Within a load's budget the limit is the indexes' memory plus the budget, set again as keys
+    are added; a transaction holding more new rows than the budget spills them and commits."""
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute("CREATE TABLE t (k TEXT PRIMARY KEY, payload TEXT)")
+    default = limit(con)
+    budget = 48 * 2**20
+    with loading_within(con, budget) as held:
+        assert abs(limit(con) - max(memory_in_use(con, tag="ART_INDEX") + budget, FLOOR_BYTES)) <= 2**20
+        con.execute("BEGIN")
+        limits = []
+        for part in range(4):  # ~4 x 60 MB of new rows and keys in one transaction
+            con.execute(
+                "INSERT INTO t SELECT md5(range::VARCHAR) || ?, repeat(md5(range::VARCHAR), 6) FROM range(300000)",
+                [str(part)],
+            )
+            limits.append(held.keep())
+        held.lift()  # a commit out of memory would invalidate the database
+        con.execute("COMMIT")
+        assert limits == sorted(limits) and limits[-1] > limits[0]  # the index grew; so did the limit
+        assert limits[-1] < 4 * 60 * 2**20  # well below what the rows take: they spilled
+    assert limit(con) == default
+    assert con.execute("SELECT count(*), count(DISTINCT k) FROM t").fetchall() == [(1_200_000, 1_200_000)]

@@ -260,8 +260,8 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
     memory_budget: int | None = LOAD_BUDGET_BYTES,
 ) -> ImportSummary:
     """Import every collection under ``root``; one run (one transaction) per collection, loaded in
-    batches of ``batch_size`` records, DuckDB spilling past ``memory_budget`` bytes beyond what it
-    holds when a collection begins (``None``: no budget; see :func:`~evalhouse.pipeline.ledger.run_load`)."""
+    batches of ``batch_size`` records, DuckDB spilling past ``memory_budget`` bytes beyond what its
+    indexes hold (``None``: no budget; see :func:`~evalhouse.pipeline.ledger.run_load`)."""
     if batch_size < 1:
         raise InputError(f"the batch size must be a positive number of records, not {batch_size}")
     registry = registry or load_registry()

@@ -13,6 +13,7 @@ ENV_DB = "EVALHOUSE_DB"
 ENV_RAW = "EVALHOUSE_RAW"
 ENV_WAIT = "EVALHOUSE_WAIT"
 ENV_MEMORY = "EVALHOUSE_MEMORY_LIMIT"
+ENV_LOAD_BUDGET = "EVALHOUSE_LOAD_BUDGET"
 #: Seconds a reader waits for a writer's load transaction before it gives up, naming the writer.
 DEFAULT_WAIT_S = 5.0
 

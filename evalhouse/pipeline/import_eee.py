@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -42,7 +42,7 @@ from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import DatastoreError
 from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, summarise_validation_error
-from evalhouse.warehouse.memory_budget import LOAD_BUDGET_BYTES
+from evalhouse.warehouse.memory_budget import load_budget
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
 
 UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
@@ -257,13 +257,15 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
     after_load: AfterLoad | None = None,
     registry: Registry | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    memory_budget: int | None = LOAD_BUDGET_BYTES,
+    memory_budget: int | Literal["env"] | None = "env",
 ) -> ImportSummary:
     """Import every collection under ``root``; one run (one transaction) per collection, loaded in
     batches of ``batch_size`` records, DuckDB spilling past ``memory_budget`` bytes beyond what its
-    indexes hold (``None``: no budget; see :func:`~evalhouse.pipeline.ledger.run_load`)."""
+    indexes hold (``None``: no budget; ``"env"``: ``$EVALHOUSE_LOAD_BUDGET`` or 192 MB; see
+    :func:`~evalhouse.pipeline.ledger.run_load`)."""
     if batch_size < 1:
         raise InputError(f"the batch size must be a positive number of records, not {batch_size}")
+    budget = load_budget() if memory_budget == "env" else memory_budget  # bad input before any work
     registry = registry or load_registry()
     root = Path(root)
     if not root.is_dir():
@@ -281,7 +283,7 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
     steps = progress.each(
         by_collection.items(), "import-eee: files", total=files, size=lambda c: len(c[1]), note=lambda c: c[0]
     )
-    job = _Import(wh, root, listing, store, registry, after_load, batch_size, memory_budget)
+    job = _Import(wh, root, listing, store, registry, after_load, batch_size, budget)
     with store.writing_behind():  # payload files are written while the next records are parsed
         for collection, files_of in steps:
             result, skipped = _import_collection(job, collection, files_of)

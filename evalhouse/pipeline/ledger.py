@@ -41,9 +41,9 @@ from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.items_load import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
 from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, LoadContext, Loader, LoadReport
 from evalhouse.warehouse.memory_budget import (
-    LOAD_BUDGET_BYTES,
     STEP_BUDGET_BYTES,
     Budget,
+    load_budget,
     loading_within,
     spilling_beyond,
 )
@@ -88,7 +88,8 @@ class RunContext:
     details: dict[str, Any] = field(default_factory=dict)
     view_decisions: bool = True  # False: the caller records conflict and metric decisions once, later
     batch_size: int = DEFAULT_BATCH_SIZE  # records per dedup query and per insert (memory holds one batch)
-    memory_budget: int | None = LOAD_BUDGET_BYTES  # DuckDB's bytes beyond what its indexes hold (None: no budget)
+    # DuckDB's bytes beyond what its indexes hold (None: no budget); $EVALHOUSE_LOAD_BUDGET, else 192 MB
+    memory_budget: int | None = field(default_factory=load_budget)
     run_id: str = ""
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 

@@ -17,6 +17,7 @@ configured limit (that one, or DuckDB's default) is set again.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -24,7 +25,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from evalhouse.config import duckdb_config
+from evalhouse.config import ENV_LOAD_BUDGET, duckdb_config
+from evalhouse.errors import InputError
 
 #: What a whole-warehouse step may take beyond what DuckDB holds when it starts.
 STEP_BUDGET_BYTES = 384 * 2**20
@@ -54,6 +56,20 @@ def size_in_bytes(text: str) -> int:
     if match is None or unit not in _UNITS:
         raise ValueError(f"not a memory size: {text!r}")
     return int(float(match.group(1)) * _UNITS[unit])
+
+
+def load_budget() -> int | None:
+    """The budget of every load: ``$EVALHOUSE_LOAD_BUDGET`` (``512MB``, ``1GiB``; ``off``: none, DuckDB
+    holds a load's uncommitted rows in memory up to its limit), else :data:`LOAD_BUDGET_BYTES`."""
+    text = os.environ.get(ENV_LOAD_BUDGET, "").strip()
+    if not text:
+        return LOAD_BUDGET_BYTES
+    if text.lower() == "off":
+        return None
+    try:
+        return size_in_bytes(text)
+    except ValueError:
+        raise InputError(f"${ENV_LOAD_BUDGET}={text!r} is not a memory size such as 512MB, nor 'off'") from None
 
 
 def memory_in_use(con: duckdb.DuckDBPyConnection, *, tag: str | None = None) -> int:

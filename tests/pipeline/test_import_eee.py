@@ -247,3 +247,31 @@ def test_a_raw_store_write_failure_fails_the_run_and_no_fetch_row_names_missing_
     fetched = [p for (p,) in wh.con.execute("SELECT storage_path FROM raw_snapshot").fetchall()]
     assert fetched and all((store.root / p).is_file() for p in fetched)
     assert calls[3] not in fetched  # the payload that was not written is not claimed
+
+
+@pytest.mark.parametrize(("value", "budget"), [(None, 192 * 2**20), ("64MB", 64 * 10**6), ("off", None)])
+def test_each_collection_loads_within_the_budget_the_environment_sets(
+    value: str | None, budget: int | None, wh: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$EVALHOUSE_LOAD_BUDGET reaches every collection's load ('off': none); the rows are the same."""
+    from evalhouse.pipeline import ledger
+
+    seen: list[int] = []
+    real = ledger.loading_within
+
+    def spy(con, amount):
+        seen.append(amount)
+        return real(con, amount)
+
+    monkeypatch.setattr(ledger, "loading_within", spy)
+    if value is None:
+        monkeypatch.delenv("EVALHOUSE_LOAD_BUDGET", raising=False)
+    else:
+        monkeypatch.setenv("EVALHOUSE_LOAD_BUDGET", value)
+    tree = tmp_path / "tree"
+    for collection in ("c1", "c2"):
+        write(tree, f"{collection}/org/m/{uuid.uuid4()}.json", record_for(f"org/m-{collection}"))
+    summary = import_tree(wh, tree, RawStore(tmp_path / "raw"))
+    assert [r.status for r in summary.runs] == ["completed", "completed"]
+    assert seen == ([] if budget is None else [budget, budget])
+    assert wh.scalar("SELECT count(*) FROM score") == 2

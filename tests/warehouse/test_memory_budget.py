@@ -7,8 +7,17 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from evalhouse.config import ENV_MEMORY
-from evalhouse.warehouse.memory_budget import FLOOR_BYTES, loading_within, memory_in_use, size_in_bytes, spilling_beyond
+from evalhouse.config import ENV_LOAD_BUDGET, ENV_MEMORY
+from evalhouse.errors import InputError
+from evalhouse.warehouse.memory_budget import (
+    FLOOR_BYTES,
+    LOAD_BUDGET_BYTES,
+    load_budget,
+    loading_within,
+    memory_in_use,
+    size_in_bytes,
+    spilling_beyond,
+)
 
 
 def limit(con: duckdb.DuckDBPyConnection) -> int:
@@ -82,3 +91,23 @@ def test_a_load_budget_follows_the_indexes_and_the_new_rows_spill(tmp_path: Path
         assert limits[-1] < 4 * 60 * 2**20  # well below what the rows take: they spilled
     assert limit(con) == default
     assert con.execute("SELECT count(*), count(DISTINCT k) FROM t").fetchall() == [(1_200_000, 1_200_000)]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, LOAD_BUDGET_BYTES), ("512MB", 512 * 10**6), ("1GiB", 2**30), ("off", None), (" OFF ", None)],
+)
+def test_the_load_budget_comes_from_the_environment(
+    value: str | None, expected: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if value is None:
+        monkeypatch.delenv(ENV_LOAD_BUDGET, raising=False)
+    else:
+        monkeypatch.setenv(ENV_LOAD_BUDGET, value)
+    assert load_budget() == expected
+
+
+def test_a_malformed_load_budget_is_bad_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_LOAD_BUDGET, "plenty")
+    with pytest.raises(InputError, match="EVALHOUSE_LOAD_BUDGET='plenty' is not a memory size"):
+        load_budget()

@@ -112,7 +112,8 @@ class RunResult:
     payload_sha256: str | None = None
     decisions: dict[str, int] = field(default_factory=dict)
     items: ItemLoadReport | None = None  # set when the source yielded item-level batches
-    started: float = field(default_factory=time.perf_counter, repr=False, compare=False)  # perf_counter()
+    # when the load began (time.perf_counter): the recorded duration includes a replay
+    started: float = field(default_factory=time.perf_counter, repr=False, compare=False)
 
     @property
     def counts(self) -> dict[str, int]:

@@ -314,7 +314,15 @@ class Loader:
                     self._provisional[table][prov.id] = prov.model_dump()
             if outcome.provisional_benchmark is not None and outcome.candidate_benchmark:
                 self._candidates[outcome.benchmark_id] = outcome.candidate_benchmark
-        fingerprint = score_fingerprint(ctx.fingerprint, orjson.dumps(result, option=_SORTED))
+        try:
+            result_json = orjson.dumps(result, option=_SORTED)
+        except TypeError as exc:  # orjson writes no integer beyond 64 bits; no column holds one either
+            self.report.scores_quarantined += 1
+            locator = f"{p.item.locator} / evaluation_results[{index}]"
+            reason = f"not storable: {exc} (a number in the result does not fit 64 bits)"
+            self._quarantine(p.raw_sha256, locator, "canonicalise", reason, rows.dump(result))
+            return
+        fingerprint = score_fingerprint(ctx.fingerprint, result_json)
         if fingerprint in self._score_fps:  # the same result twice in one record
             self.report.scores_in_duplicates += 1
             return

@@ -275,3 +275,22 @@ def test_each_collection_loads_within_the_budget_the_environment_sets(
     assert [r.status for r in summary.runs] == ["completed", "completed"]
     assert seen == ([] if budget is None else [budget, budget])
     assert wh.scalar("SELECT count(*) FROM score") == 2
+
+
+def test_an_integer_beyond_64_bits_quarantines_its_result_not_the_collection(
+    wh: Warehouse, store: RawStore, tmp_path: Path
+) -> None:
+    """orjson writes no integer beyond 64 bits and no column holds one: such a result is quarantined
+    with the reason; the record's other results and the collection's other records load (the whole
+    collection used to fail with 'Integer exceeds 64-bit range')."""
+    tree = tmp_path / "tree"
+    rec = eee_record("org/big", {"bench_a": 0.5, "bench_b": 0.6})
+    rec["evaluation_results"][0]["score_details"]["uncertainty"] = {"num_samples": 7}
+    text = json.dumps(rec).replace('"num_samples": 7', '"num_samples": 123456789012345678901234')
+    write(tree, f"c/org/big/{uuid.uuid4()}.json", text)
+    write(tree, f"c/org/other/{uuid.uuid4()}.json", record_for("org/other"))
+    summary = import_tree(wh, tree, store)
+    assert summary.runs[0].status == "partial"
+    assert wh.scalar("SELECT count(*) FROM score") == 2
+    locator, reason = wh.con.execute("SELECT locator, reason FROM quarantine").fetchall()[0]
+    assert locator.endswith("evaluation_results[0]") and "does not fit 64 bits" in reason

@@ -63,11 +63,12 @@ def _cell(value: Any, column: str = "") -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def table_digest(con: Any, table: str) -> dict[str, Any]:
-    """Row count, one digest per stable column and one over whole rows (stable columns only)."""
+def table_digest(con: Any, table: str, only: set[str] | None = None) -> dict[str, Any]:
+    """Row count, one digest per stable column and one over whole rows (stable columns only;
+    ``only``: of those, the ones a recorded digest names, so a column added later changes nothing)."""
     columns = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
     volatile = {c for c in columns if c in VOLATILE or c.endswith("_run_id")}
-    stable = [c for c in columns if c not in volatile]
+    stable = [c for c in columns if c not in volatile and (only is None or c in only)]
     rows = con.execute(f"SELECT {', '.join(stable)} FROM {table}").fetchall()
     cells = [[_cell(v, c) for v, c in zip(r, stable, strict=True)] for r in rows]
     per_column = {c: _digest([r[i] for r in cells]) for i, c in enumerate(stable)}
@@ -114,11 +115,12 @@ def parse_digest(shared: Path) -> dict[str, Any]:
     return out
 
 
-def warehouse_digest(db: Path) -> dict[str, Any]:
+def warehouse_digest(db: Path, recorded: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Each table's digest (``recorded``: on the columns the recorded digest names)."""
     from evalhouse.warehouse.db import Warehouse
 
     with Warehouse.open(db, read_only=True) as wh:
-        return {t: table_digest(wh.con, t) for t in TABLES}
+        return {t: table_digest(wh.con, t, set(recorded[t]["columns"]) if recorded else None) for t in TABLES}
 
 
 def current(shared: Path, db: Path) -> dict[str, Any]:

@@ -105,6 +105,79 @@ class _Names:
         return self.dataset_name or self.evaluation_name or ""
 
 
+def group_key(result: dict[str, Any]) -> tuple[Any, ...]:
+    """What decides a result's canonical group (everything but its value), as a hashable key."""
+    config = result.get("metric_config") or {}
+    return (
+        result.get("evaluation_name"),
+        (result.get("source_data") or {}).get("dataset_name"),
+        config.get("evaluation_description"),
+        config.get("metric_id"),
+        config.get("metric_kind"),
+        config.get("metric_name"),
+        config.get("metric_unit"),
+        config.get("min_score"),
+        config.get("max_score"),
+        config.get("lower_is_better"),
+    )
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """``scale(value, factor)`` decided once for a factor: divide by an integer or multiply."""
+
+    factor: float
+    divisor: int | None
+
+    @classmethod
+    def of(cls, factor: float) -> Scaling:
+        inverse = 1 / factor if factor else 0
+        if factor and abs(inverse - round(inverse)) < 1e-9 and abs(inverse) > 1:
+            return cls(factor, round(inverse))
+        return cls(factor, None)
+
+    def __call__(self, value: float) -> float:
+        return value / self.divisor if self.divisor is not None else value * self.factor
+
+
+@dataclass(frozen=True)
+class CanonicalGroup:
+    """A canonical group resolved for bulk loading: what every result of it shares, and the checks
+    its values must pass, precomputed so a value costs a scale and four comparisons.
+
+    :meth:`value` accepts exactly the values :meth:`Canonicaliser.canonicalise` accepts and gives
+    the same canonical value; for one it refuses, ``canonicalise`` words the reason.
+    """
+
+    rejection: str | None
+    benchmark_raw: str
+    metric_raw: str | None
+    benchmark_id: str = ""
+    subset: str | None = None
+    metric_id: str = ""
+    raw_unit: str | None = None
+    unit: str = ""
+    lower_is_better: bool = False
+    steps: tuple[str, ...] = ()
+    scaling: Scaling = Scaling(1.0, None)
+    declared: tuple[float, float] = (-math.inf, math.inf)  # the record's bounds, widened by EPSILON
+    bounds: tuple[float, float] = (-math.inf, math.inf)  # the metric's, widened by EPSILON
+    provisional_benchmark: Benchmark | None = None
+    provisional_metric: Metric | None = None
+    candidate_benchmark: str | None = None
+
+    def value(self, raw_value: float) -> float | None:
+        """The canonical value of ``raw_value``, or None when it is refused."""
+        if self.rejection is not None or not self.declared[0] <= raw_value <= self.declared[1]:
+            return None
+        value = self.scaling(raw_value)
+        return value if self.bounds[0] <= value <= self.bounds[1] else None
+
+
+def _widened(lo: float | None, hi: float | None) -> tuple[float, float]:
+    return (-math.inf if lo is None else lo - EPSILON, math.inf if hi is None else hi + EPSILON)
+
+
 class Canonicaliser:
     """Maps results through a :class:`Registry`; ``allow_provisional`` for self-describing imports."""
 
@@ -112,6 +185,46 @@ class Canonicaliser:
         self.registry = registry
         self.allow_provisional = allow_provisional
         self._groups: dict[tuple[Any, ...], _Group] = {}
+        self._bulk: dict[tuple[Any, ...], CanonicalGroup] = {}
+
+    def group(self, result: dict[str, Any], *, source_key: str, collection: str | None = None) -> CanonicalGroup:
+        """The result's :class:`CanonicalGroup` (resolved once per distinct group of a source)."""
+        key = (source_key, collection, *group_key(result))
+        found = self._bulk.get(key)
+        if found is None:
+            found = self._bulk[key] = self._bulk_group(result, source_key, collection)
+        return found
+
+    def _bulk_group(self, result: dict[str, Any], source_key: str, collection: str | None) -> CanonicalGroup:
+        config = result.get("metric_config") or {}
+        names = _Names(
+            result.get("evaluation_name"),
+            (result.get("source_data") or {}).get("dataset_name"),
+            config.get("evaluation_description"),
+        )
+        group = self._resolve(names, config, source_key, collection)
+        metric_raw = config.get("metric_id") or config.get("metric_name") or config.get("metric_kind")
+        metric = group.metric
+        if group.rejection is not None or metric is None or group.benchmark is None:
+            return CanonicalGroup(group.rejection or "unresolved", names.raw, metric_raw)
+        return CanonicalGroup(
+            rejection=None,
+            benchmark_raw=names.raw,
+            metric_raw=metric_raw or metric.id,
+            benchmark_id=group.benchmark.id,
+            subset=group.subset,
+            metric_id=metric.id,
+            raw_unit=group.raw_unit,
+            unit=metric.unit,
+            lower_is_better=metric.lower_is_better,
+            steps=group.steps,
+            scaling=Scaling.of(group.factor),
+            declared=_widened(*group.declared_bounds),
+            bounds=_widened(*metric.bounds),
+            provisional_benchmark=group.provisional_benchmark,
+            provisional_metric=group.provisional_metric,
+            candidate_benchmark=group.candidate_benchmark,
+        )
 
     def canonicalise(
         self, result: dict[str, Any], *, source_key: str, collection: str | None = None

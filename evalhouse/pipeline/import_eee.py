@@ -178,6 +178,7 @@ class _TreeReader:
                 samples_sha256=samples_sha,
                 datastore_path=repo_path if AGGREGATE_RE.match(file.path.name) else None,
                 raw_sha256=entry.sha256,
+                json_text=True,
             )
 
     def again(self, files: list[TreeFile]) -> Iterator[ParseItem]:

@@ -392,12 +392,23 @@ def _load_once(wh: Warehouse, ctx: RunContext, plan: LoadPlan, result: RunResult
 
 
 #: Tables holding what a parser produced for a source (raw bytes and run history are not here).
-PARSED_TABLES = ("score", "evaluation", "model_attribute", "release_date_evidence", "quarantine", *ITEM_PARSED_TABLES)
+PARSED_TABLES = (
+    "score_value",
+    "evaluation",
+    "model_attribute",
+    "release_date_evidence",
+    "quarantine",
+    *ITEM_PARSED_TABLES,
+)
 
 
 def remove_parsed_rows(con: duckdb.DuckDBPyConnection, source_key: str) -> None:
+    """Remove what ``source_key``'s parsers produced, and the canonical groups and setups no score
+    names any more (they are content-addressed: a load that needs one again adds it again)."""
     for table in PARSED_TABLES:
         con.execute(f"DELETE FROM {table} WHERE source_key = ?", [source_key])
+    con.execute("DELETE FROM score_group WHERE group_id NOT IN (SELECT group_id FROM score_value)")
+    con.execute("DELETE FROM score_setup WHERE setup_id NOT IN (SELECT setup_id FROM score_value)")
 
 
 def record_run(

@@ -120,10 +120,15 @@ def read_file(file: TreeFile, real_root: Path) -> bytes:
             return read_file(TreeFile(file.path, file.rel, regular=False), real_root)
         raise Refused(f"cannot be read: {exc.strerror or exc}") from None
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise Refused(f"refused: {_kind(mode)}, not a regular file; nothing read")
-        chunks = []
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused(f"refused: {_kind(info.st_mode)}, not a regular file; nothing read")
+        # one read of the size fstat gives, plus a byte: a short read of a regular file is its end
+        # (a buffer of the file's size, not a megabyte mapped and unmapped per file)
+        first = os.read(fd, info.st_size + 1)
+        if len(first) <= info.st_size:
+            return first
+        chunks = [first]  # it grew since the fstat: read to its end
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
     except OSError as exc:  # vanished or unreadable between the listing and the read

@@ -51,6 +51,7 @@ def json_depth(value: Any, *, limit: int = MAX_JSON_DEPTH) -> int:
 
 
 _KEEP_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_KEEP_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
 _ONE_KIND = bytes.maketrans(b"{}", b"[]")
 
 
@@ -62,9 +63,18 @@ def text_depth(data: bytes, *, limit: int = MAX_JSON_DEPTH) -> int:
     quotes are removed (in valid JSON a backslash only ever starts an escape inside a string), so
     every remaining quote opens or closes a string and the text between quote pairs is dropped.
     What is left of brackets outside strings loses one level per pass of removing empty pairs.
+
+    Most strings hold no bracket: with everything but quotes and brackets deleted, they are
+    adjacent quote pairs, and removing those leaves the brackets outside strings. A quote left
+    after that belongs to a string holding a bracket (scanning from the left, the first such
+    string's opening quote is followed by a bracket, so no pair removes it), and then the strings
+    are cut out one by one instead.
     """
-    outside = b"".join(data.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')[::2])
-    skeleton = outside.translate(_ONE_KIND, delete=_KEEP_BRACKETS)
+    unescaped = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    skeleton = unescaped.translate(_ONE_KIND, delete=_KEEP_STRUCTURE).replace(b'""', b"")
+    if b'"' in skeleton:
+        outside = b"".join(unescaped.split(b'"')[::2])
+        skeleton = outside.translate(_ONE_KIND, delete=_KEEP_BRACKETS)
     depth = 0
     while skeleton and depth <= limit:
         skeleton = skeleton.replace(b"[]", b"")

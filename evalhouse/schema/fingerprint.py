@@ -62,35 +62,76 @@ def _as_python_json(data: bytes, floaty: bool) -> bytes:
     return _TOKENS.sub(_python_float, data) if floaty and _floaty(data) else data
 
 
-def _canonical_fast(record: dict[str, Any]) -> bytes:
-    """The reference canonical JSON, built from orjson's output where that is provably the same.
+def _url_sorted(item: Any, raw: bytes) -> tuple[bytes, int]:
+    """An item of a top-level list as canonical JSON needs it (before float spelling), and how many
+    lists it holds that this accounts for: a result's ``source_data.url`` list, ordered by its
+    strings' canonical JSON (real EEE results carry one; any other nested list is :class:`_Unsafe`)."""
+    source = item.get("source_data") if type(item) is dict else None
+    urls = source.get("url") if type(source) is dict else None
+    if type(urls) is not list:
+        return raw, 0
+    if len(urls) < 2:
+        return raw, 1
+    if any(type(u) is not str for u in urls):
+        raise _Unsafe
+    ordered = sorted(urls, key=_quote)
+    if ordered == urls:
+        return raw, 1
+    return orjson.dumps({**item, "source_data": {**source, "url": ordered}}, option=_SORTED), 1
+
+
+def _canonical_parts(record: dict[str, Any], *, json_exact: bool = False) -> tuple[bytes, list[bytes] | None]:
+    """The reference canonical JSON built from orjson's output where that is provably the same, and
+    orjson's own sorted-keys bytes of each ``evaluation_results`` item (what score fingerprints
+    hash; ``None`` when the record has no such list).
 
     orjson (sorted keys, compact) writes ASCII documents as Python's json does except floats below
-    1e-4 or from 1e16 up; those are rewritten token by token. Documents with non-ASCII text, with
-    lists below the top level, or with a volatile key below the top level take the reference path.
+    1e-4 or from 1e16 up; those are rewritten token by token. Each top-level value (each item of a
+    top-level list) is written once and checked as written: documents with non-ASCII text, with a
+    list below the top level other than a result's ``source_data.url`` (sorted here), or with a
+    volatile key below the top level take the reference path. orjson writes NaN and infinities as
+    ``null``, so a ``null`` also takes it unless ``json_exact`` says the record was read from JSON
+    text (which holds neither).
     """
-    whole = orjson.dumps(record, option=_SORTED)
-    if not whole.isascii() or b"\x7f" in whole or b"null" in whole:
-        raise _Unsafe  # non-ASCII text is escaped by json; orjson writes NaN and infinities as null
-    top_lists = sum(1 for k, v in record.items() if type(v) is list and k not in VOLATILE_KEYS)
-    if whole.count(b"[") != top_lists + sum(1 for k in VOLATILE_KEYS if type(record.get(k)) is list):
-        raise _Unsafe  # a nested list (or a '[' in a string): its order needs the reference path
-    for key in VOLATILE_KEYS:
-        if whole.count(f'"{key}"'.encode()) != (key in record):
-            raise _Unsafe
-    floaty = _floaty(whole)
-    parts = []
+    written: list[tuple[str, bytes | list[bytes]]] = []
+    pieces: list[bytes] = []
+    results: list[bytes] | None = None
+    nested = 0
     for key in sorted(record):
         if key in VOLATILE_KEYS:
             continue
         value = record[key]
         if type(value) is list:
-            items = sorted(_as_python_json(orjson.dumps(v, option=_SORTED), floaty) for v in value)
-            text = b"[" + b",".join(items) + b"]"
+            raw = [orjson.dumps(v, option=_SORTED) for v in value]
+            items = []
+            for v, r in zip(value, raw, strict=True):
+                canonical, lists = _url_sorted(v, r)
+                items.append(canonical)
+                nested += lists
+            if key == "evaluation_results":
+                results = raw
+            written.append((key, items))
+            pieces += items
         else:
-            text = _as_python_json(orjson.dumps(value, option=_SORTED), floaty)
+            text = orjson.dumps(value, option=_SORTED)
+            written.append((key, text))
+            pieces.append(text)
+    blob = b"".join(pieces)
+    if not blob.isascii() or b"\x7f" in blob or (not json_exact and b"null" in blob):
+        raise _Unsafe  # non-ASCII text is escaped by json; orjson writes NaN and infinities as null
+    if blob.count(b"[") != nested:
+        raise _Unsafe  # another nested list (or a '[' in a string): its order needs the reference path
+    if any(f'"{key}"'.encode() in blob for key in VOLATILE_KEYS):
+        raise _Unsafe  # a volatile key below the top level is dropped there too
+    floaty = _floaty(blob)
+    parts = []
+    for key, value in written:
+        if type(value) is list:
+            text = b"[" + b",".join(sorted(_as_python_json(t, floaty) for t in value)) + b"]"
+        else:
+            text = _as_python_json(value, floaty)
         parts.append(json.dumps(key).encode() + b":" + text)
-    return b"{" + b",".join(parts) + b"}"
+    return b"{" + b",".join(parts) + b"}", results
 
 
 _SPECIAL_FLOATS = {math.inf: "Infinity", -math.inf: "-Infinity"}
@@ -133,31 +174,50 @@ def _canonical(value: Any) -> str:
     raise _Unsafe
 
 
-def normalized_hash(record: dict[str, Any]) -> str:
-    """sha256 of the record without volatile keys, lists order-insensitive (EEE-compatible)."""
+def _hash_with_parts(record: dict[str, Any], *, json_exact: bool = False) -> tuple[str, list[bytes] | None]:
     try:
-        return hashlib.sha256(_canonical_fast(record)).hexdigest()
+        canonical, results = _canonical_parts(record, json_exact=json_exact)
+        return hashlib.sha256(canonical).hexdigest(), results
     except (_Unsafe, TypeError, orjson.JSONEncodeError):
         pass
     try:
-        return hashlib.sha256(_canonical(record).encode("ascii")).hexdigest()
+        return hashlib.sha256(_canonical(record).encode("ascii")).hexdigest(), None
     except (_Unsafe, TypeError):  # TypeError: keys of mixed types do not sort
-        return _reference_hash(record)
+        return _reference_hash(record), None
 
 
-def record_fingerprint(record: dict[str, Any]) -> str:
-    """The ledger fingerprint: the normalised hash minus the per-run samples file path.
+def normalized_hash(record: dict[str, Any], *, json_exact: bool = False) -> str:
+    """sha256 of the record without volatile keys, lists order-insensitive (EEE-compatible).
 
-    EEE's cron drops ``detailed_evaluation_results.file_path`` because it carries a fresh uuid4
-    on every run; the samples ``checksum`` stays in, so changed samples still change the record.
-    """
+    ``json_exact``: the record was read from JSON text, so it holds no NaN or infinity (a ``null``
+    is a null), which lets more records take the fast path; the hash is the same either way."""
+    return _hash_with_parts(record, json_exact=json_exact)[0]
+
+
+def _without_samples_path(record: dict[str, Any]) -> dict[str, Any]:
     details = record.get("detailed_evaluation_results")
     if isinstance(details, dict) and "file_path" in details:
         record = {
             **record,
             "detailed_evaluation_results": {k: v for k, v in details.items() if k != "file_path"},
         }
-    return normalized_hash(record)
+    return record
+
+
+def record_fingerprint(record: dict[str, Any], *, json_exact: bool = False) -> str:
+    """The ledger fingerprint: the normalised hash minus the per-run samples file path.
+
+    EEE's cron drops ``detailed_evaluation_results.file_path`` because it carries a fresh uuid4
+    on every run; the samples ``checksum`` stays in, so changed samples still change the record.
+    """
+    return normalized_hash(_without_samples_path(record), json_exact=json_exact)
+
+
+def fingerprint_with_results(record: dict[str, Any], *, json_exact: bool = False) -> tuple[str, list[bytes] | None]:
+    """:func:`record_fingerprint`, and orjson's sorted-keys bytes of each of the record's
+    ``evaluation_results`` in order when the fast path wrote them on the way (the score
+    fingerprints hash exactly those bytes; ``None``: write them per result)."""
+    return _hash_with_parts(_without_samples_path(record), json_exact=json_exact)
 
 
 def sha256_bytes(data: bytes) -> str:

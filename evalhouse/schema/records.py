@@ -53,6 +53,8 @@ class ParsedRecord:
     samples_sha256: str | None = None
     datastore_path: str | None = None  # set when the record came from an EEE datastore tree
     raw_sha256: str | None = None  # when one run reads several payloads: this record's own bytes
+    # read from JSON text (strictly): it holds no NaN or infinity, so a null in it is a null
+    json_text: bool = False
 
 
 @dataclass(frozen=True)

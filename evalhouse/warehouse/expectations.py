@@ -7,8 +7,9 @@ checks, same semantics, no pandas and no import of great-expectations); ``evalho
 runs them as a real great-expectations checkpoint on the frames:
 
 ``referential_integrity``
-    every score's evaluation, model configuration, benchmark and metric exist (a qualified metric
-    id ``accuracy.easy`` resolves to its base metric ``accuracy``); every evaluation's raw_sha256
+    every score's evaluation, model configuration, benchmark, metric and setup exist (a qualified
+    metric id ``accuracy.easy`` resolves to its base metric ``accuracy``; read from the tables
+    ``score`` is a view of, so a missing part is seen, not joined away); every evaluation's raw_sha256
     was recorded as a fetch in ``raw_snapshot``; every model configuration has its base model.
 ``orphans``
     no model/benchmark without results (paper 002). A model configuration no evaluation record
@@ -22,8 +23,9 @@ runs them as a real great-expectations checkpoint on the frames:
     every score's canonical value lies within its metric's bounds (NULL bound = unbounded), with
     the canonicaliser's tolerance.
 ``uniqueness``
-    score and evaluation fingerprints are unique (the tables' UNIQUE constraints enforce this
-    today; the suite keeps the property checked if a constraint is ever dropped or bypassed).
+    score and evaluation fingerprints are unique (the tables' keys enforce this today: a score's id
+    is derived from its fingerprint and checked to be; the suite keeps the property checked if a
+    constraint is ever dropped or bypassed).
 ``coverage`` (warning level)
     benchmarks with fewer than 5 current rows are flagged, never failing (paper 002).
 ``release_dates``
@@ -132,6 +134,8 @@ CHECKS: tuple[Check, ...] = (
           {"column": "benchmark_ref"}, "every score's benchmark exists"),
     Check("referential_integrity", "score_metric_exists", "scores", _NOT_NULL,
           {"column": "metric_ref"}, "every score's metric (or a qualified id's base metric) exists"),
+    Check("referential_integrity", "score_setup_exists", "scores", _NOT_NULL,
+          {"column": "setup_ref"}, "every score's setup (metric parameters, setup, generation config) exists"),
     Check("referential_integrity", "evaluation_raw_snapshot_exists", "evaluations", _NOT_NULL,
           {"column": "raw_snapshot_ref"}, "every evaluation's raw_sha256 is in raw_snapshot"),
     Check("referential_integrity", "model_config_base_model_exists", "model_configs", _NOT_NULL,

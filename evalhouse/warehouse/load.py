@@ -11,6 +11,7 @@ logged duplicate (``curation_decision`` kind ``exact_duplicate``), or ``quaranti
 from __future__ import annotations
 
 import gc
+import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -21,19 +22,19 @@ import duckdb
 import orjson
 from pydantic import ValidationError
 
-from evalhouse.curation.canonicalise import Canonicaliser, Rejection
+from evalhouse.curation.canonicalise import CanonicalGroup, Canonicaliser, Rejection
 from evalhouse.curation.cells import Cell, cell_of
-from evalhouse.curation.identity import IdentityFrom, resolve_model
+from evalhouse.curation.identity import IdentityFrom, ResolvedModel, resolve_model
 from evalhouse.curation.registry import Registry
 from evalhouse.schema import records as R
 from evalhouse.schema.eee import SCHEMA_VERSION, EvaluationLog, SchemaVersionError
 from evalhouse.schema.eee_check import surely_valid
 from evalhouse.schema.eee_legacy import migrate_legacy
-from evalhouse.schema.fingerprint import record_fingerprint
+from evalhouse.schema.fingerprint import fingerprint_with_results
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse import load_rows as rows
 from evalhouse.warehouse.insert import insert_rows
-from evalhouse.warehouse.score_batch import ScoreBatch, score_fingerprint
+from evalhouse.warehouse.score_batch import ScoreBatch
 
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 #: Records per load batch: one dedup query and one Arrow insert per table each (memory holds one batch).
@@ -132,6 +133,7 @@ class _Prepared:
     n_results: int
     raw_sha256: str
     migration: tuple[str, ...]
+    results_json: list[bytes] | None  # each result's sorted-keys JSON, written by the fingerprint
 
 
 class Loader:
@@ -156,7 +158,7 @@ class Loader:
         self._written: dict[str, set[Any]] = {t: set() for t in self._identity}
         self._seen: set[str] = set()
         self._seen_ids: set[str] = set()
-        self._score_fps: set[str] = set()  # the current record's score fingerprints
+        self._identified: set[tuple[str, ...]] = set()  # identity keys whose rows this load has
         self._cells: dict[tuple[Any, ...], Cell] = {}
         self._scores = ScoreBatch()
         self.batch_size = ctx.batch_size
@@ -213,10 +215,12 @@ class Loader:
         if steps:
             self.report.records_migrated += 1
         record = dict(record)
-        fingerprint = record_fingerprint(record)
+        # read from JSON text and not migrated (a migration may write any float): no NaN, nulls are nulls
+        fingerprint, results_json = fingerprint_with_results(record, json_exact=item.json_text and not steps)
         if not record.get("evaluation_id"):
             record["evaluation_id"] = f"{self.collection}/{record['model_info']['id']}/{fingerprint[:16]}"
-        return _Prepared(item, record, fingerprint, len(record["evaluation_results"]), raw_sha256, tuple(steps))
+        n_results = len(record["evaluation_results"])
+        return _Prepared(item, record, fingerprint, n_results, raw_sha256, tuple(steps), results_json)
 
     def _refuse(self, item: ParsedRecord, raw_sha256: str, reason: str, n_results: int) -> None:
         self.report.records_quarantined += 1
@@ -265,10 +269,7 @@ class Loader:
         model = resolve_model(
             record["model_info"], self.ctx.source_key, self.ctx.registry, identity_from=self.ctx.identity_from
         )
-        for table, row in rows.identity_rows(model, self.ctx.source_key, self.ctx.run_id).items():
-            alias = table == "model_alias"
-            key = (row["source_key"], row["source_model_id"], row["config_id"]) if alias else next(iter(row.values()))
-            self._identity[table].setdefault(key, row)
+        self._add_identity(model)
         meta = record["source_metadata"]
         details = meta.get("additional_details") or {}
         ctx = rows.RecordContext(
@@ -294,51 +295,91 @@ class Loader:
         }
         self._rows["evaluation"].append(rows.evaluation_row(ctx, record, p.item.locator, extra))
         self.report.records_loaded += 1
-        self._score_fps.clear()
-        rec = self._scores.add_record(ctx, p.item.locator)
-        for index, result in enumerate(record["evaluation_results"]):
-            self._score(ctx, p, rec, index, result)
+        self._scores_of(ctx, p)
         self._rows["model_attribute"].extend(rows.model_facts(ctx, record))
         self._rows["release_date_evidence"].extend(rows.release_evidence(ctx, record))
 
-    def _score(self, ctx: rows.RecordContext, p: _Prepared, rec: int, index: int, result: dict[str, Any]) -> None:
-        outcome = self.canonicaliser.canonicalise(result, source_key=self.ctx.source_key, collection=self.collection)
-        if isinstance(outcome, Rejection):
-            self.report.scores_quarantined += 1
-            locator = f"{p.item.locator} / evaluation_results[{index}]"
-            self._quarantine(p.raw_sha256, locator, "canonicalise", outcome.reason, rows.dump(result))
+    def _add_identity(self, model: ResolvedModel) -> None:
+        """The model's identity rows, unless a record of this load named the very same ones (first
+        writer wins, as the rows are inserted OR IGNORE)."""
+        key = (model.developer_id, model.family_id, model.base_model_id, model.config_id, model.source_model_id)
+        if key in self._identified:
             return
-        if outcome.provisional_benchmark is not None or outcome.provisional_metric is not None:
-            for prov, table in ((outcome.provisional_benchmark, "benchmark"), (outcome.provisional_metric, "metric")):
-                if prov is not None and prov.id not in self._provisional[table]:
-                    self._provisional[table][prov.id] = prov.model_dump()
-            if outcome.provisional_benchmark is not None and outcome.candidate_benchmark:
-                self._candidates[outcome.benchmark_id] = outcome.candidate_benchmark
-        try:
-            result_json = orjson.dumps(result, option=_SORTED)
-        except TypeError as exc:  # orjson writes no integer beyond 64 bits; no column holds one either
-            self.report.scores_quarantined += 1
-            locator = f"{p.item.locator} / evaluation_results[{index}]"
-            reason = f"not storable: {exc} (a number in the result does not fit 64 bits)"
-            self._quarantine(p.raw_sha256, locator, "canonicalise", reason, rows.dump(result))
-            return
-        fingerprint = score_fingerprint(ctx.fingerprint, result_json)
-        if fingerprint in self._score_fps:  # the same result twice in one record
-            self.report.scores_in_duplicates += 1
-            return
-        self._score_fps.add(fingerprint)
-        self._scores.add(rec, ctx, index, result, outcome, self._cell(result, outcome.subset, ctx), fingerprint)
-        self.report.scores_loaded += 1
+        self._identified.add(key)
+        for table, row in rows.identity_rows(model, self.ctx.source_key, self.ctx.run_id).items():
+            alias = table == "model_alias"
+            key_of = (
+                (row["source_key"], row["source_model_id"], row["config_id"]) if alias else next(iter(row.values()))
+            )
+            self._identity[table].setdefault(key_of, row)
 
-    def _cell(self, result: dict[str, Any], subset: str | None, ctx: rows.RecordContext) -> Cell:
+    def _scores_of(self, ctx: rows.RecordContext, p: _Prepared) -> None:
+        """Every result of a loaded record: canonical (a score of the batch) or quarantined.
+
+        Per result this looks up its canonical group (resolved once per group), checks and scales
+        the value, and hashes the result's JSON (written once, by the record's fingerprint, when
+        it could be); a refused value asks :meth:`Canonicaliser.canonicalise` for the reason."""
+        canonicaliser, source_key, collection = self.canonicaliser, self.ctx.source_key, self.collection
+        written = p.results_json
+        prefix = ctx.fingerprint.encode() + b":"
+        seen: set[str] = set()
+        rec = self._scores.add_record(ctx)
+        setup_key = (ctx.harness, tuple(sorted(ctx.model.setup.items())))
+        for index, result in enumerate(p.record["evaluation_results"]):
+            group = canonicaliser.group(result, source_key=source_key, collection=collection)
+            raw_value = float(result["score_details"]["score"])
+            value = group.value(raw_value)
+            if value is None:
+                outcome = canonicaliser.canonicalise(result, source_key=source_key, collection=collection)
+                if isinstance(outcome, Rejection):
+                    self._refuse_result(p, index, result, outcome.reason)
+                    continue
+                value = outcome.value
+            if group.provisional_benchmark is not None or group.provisional_metric is not None:
+                self._provisional_seen(group)
+            if written is not None:
+                result_json = written[index]
+            else:
+                try:
+                    result_json = orjson.dumps(result, option=_SORTED)
+                except TypeError as exc:  # orjson writes no integer beyond 64 bits; no column holds one either
+                    self._refuse_result(
+                        p, index, result, f"not storable: {exc} (a number in the result does not fit 64 bits)"
+                    )
+                    continue
+            fingerprint = hashlib.sha256(prefix + result_json).hexdigest()
+            if fingerprint in seen:  # the same result twice in one record
+                self.report.scores_in_duplicates += 1
+                continue
+            seen.add(fingerprint)
+            cell = self._cell(result, group.subset, setup_key, ctx)
+            self._scores.add(rec, index, result, group, raw_value, value, cell, ctx.harness, fingerprint)
+            self.report.scores_loaded += 1
+
+    def _refuse_result(self, p: _Prepared, index: int, result: dict[str, Any], reason: str) -> None:
+        self.report.scores_quarantined += 1
+        locator = f"{p.item.locator} / evaluation_results[{index}]"
+        self._quarantine(p.raw_sha256, locator, "canonicalise", reason, rows.dump(result))
+
+    def _provisional_seen(self, group: CanonicalGroup) -> None:
+        for prov, table in ((group.provisional_benchmark, "benchmark"), (group.provisional_metric, "metric")):
+            if prov is not None and prov.id not in self._provisional[table]:
+                self._provisional[table][prov.id] = prov.model_dump()
+        if group.provisional_benchmark is not None and group.candidate_benchmark:
+            self._candidates[group.benchmark_id] = group.candidate_benchmark
+
+    def _cell(
+        self, result: dict[str, Any], subset: str | None, setup_key: tuple[Any, ...], ctx: rows.RecordContext
+    ) -> Cell:
         """The result's cell, computed once per distinct generation config, metric parameters,
         subset, harness and name-stated setup (a load sees a handful of them)."""
+        generation = result.get("generation_config")
+        params = (result.get("metric_config") or {}).get("metric_parameters")
         key = (
-            rows.dump(result.get("generation_config"), sort_keys=True),
-            rows.dump((result.get("metric_config") or {}).get("metric_parameters"), sort_keys=True),
+            "null" if generation is None else rows.dump(generation, sort_keys=True),
+            "null" if params is None else rows.dump(params, sort_keys=True),
             subset,
-            ctx.harness,
-            tuple(sorted(ctx.model.setup.items())),
+            setup_key,
         )
         cell = self._cells.get(key)
         if cell is None:

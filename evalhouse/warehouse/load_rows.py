@@ -109,6 +109,12 @@ def evaluation_row(ctx: RecordContext, record: dict[str, Any], locator: str, ext
         "source_metadata": dump(meta),
         "record": dump(record),
         "source_evaluation_id": None,  # the source's id when two records shared it (set in extra)
+        # what every score of the record shares (the score view joins it)
+        "evaluated_by": ctx.evaluated_by,
+        "original_source": ctx.details.get(R.ORIGINAL_SOURCE),
+        "original_source_url": ctx.details.get(R.ORIGINAL_SOURCE_URL),
+        "observed_at": ctx.observed_at,
+        "migration_steps": list(ctx.migration_steps),
         **extra,
     }
 

@@ -1,13 +1,12 @@
 """A batch of scores as columns: what varies per score in lists, the rest in three small tables.
 
-A record's 25 results share its evaluation, source, model and attribution; results of one
-canonical group share benchmark, metric and units; results of one cell share its setup. Building
-a 40-column dict per score and converting it to Arrow cost more than everything else in a load,
-so the loader appends only the per-score values here (ids, values, uncertainty, the value's own
-canonicalisation step) with three small indexes, and :meth:`ScoreBatch.insert` joins the four in
-DuckDB (``sql/insert_scores.sql``), which also derives the locator, the source row key and the
-full canonicalisation chain. The rows are the ones :func:`evalhouse.warehouse.load_rows.score_row`
-describes, column for column.
+A record's 25 results share its evaluation, source, model and attribution (columns of its
+``evaluation`` row); results of one canonical group share benchmark, metric and units
+(``score_group``); results of one setup share metric parameters, setup and generation config
+(``score_setup``). The loader appends only the per-score values here (ids, values, uncertainty)
+with three small indexes, and :meth:`ScoreBatch.insert` writes the batch's new groups and setups
+and its ``score_value`` rows in DuckDB (``sql/insert_scores.sql``), which also derives the source
+row key. The ``score`` view joins them back (``views/score.sql``, migration 0080).
 """
 
 from __future__ import annotations
@@ -22,9 +21,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 from evalhouse.common.resources import read_sql
-from evalhouse.curation.canonicalise import CanonicalScore
+from evalhouse.curation.canonicalise import CanonicalGroup
 from evalhouse.curation.cells import Cell
-from evalhouse.curation.registry import scale
+from evalhouse.errors import WarehouseError
 from evalhouse.schema import records as R
 from evalhouse.warehouse.arrow_columns import column
 from evalhouse.warehouse.load_rows import RecordContext, dump, score_id
@@ -33,11 +32,11 @@ from evalhouse.warehouse.load_rows import RecordContext, dump, score_id
 SCORE_COLUMNS = (
     "rec", "grp", "cell", "score_id", "fingerprint", "result_index", "evaluation_result_id", "source_record_id",
     "raw_value", "value", "stderr", "ci_lower", "ci_upper", "ci_level", "n_samples", "uncertainty",
-    "llm_scoring", "value_step",
+    "llm_scoring",
 )  # fmt: skip
 RECORD_COLUMNS = (
-    "i", "evaluation_id", "source_key", "run_id", "config_id", "source_model_id", "source_model_name",
-    "evaluated_by", "original_source", "original_source_url", "observed_at", "locator", "migration",
+    "i", "evaluation_id", "source_key", "config_id", "source_model_id", "source_model_name", "original_source",
+    "original_source_url",
 )  # fmt: skip
 GROUP_COLUMNS = (
     "i", "benchmark_raw", "benchmark_id", "subset", "metric_raw", "metric_id", "raw_unit", "unit",
@@ -57,8 +56,7 @@ def _schemas() -> dict[str, pa.Schema]:
     ints = {c: pa.int64() for c in ("i", "rec", "grp", "cell", "score_id", "result_index", "n_samples")}
     floats = {c: pa.float64() for c in ("raw_value", "value", "stderr", "ci_lower", "ci_upper", "ci_level")}
     return {
-        "records": typed(RECORD_COLUMNS, {"i": pa.int64(), "migration": pa.list_(pa.string()),
-                                          "observed_at": pa.timestamp("us")}),
+        "records": typed(RECORD_COLUMNS, {"i": pa.int64()}),
         "groups": typed(GROUP_COLUMNS, {"i": pa.int64(), "lower_is_better": pa.bool_(),
                                         "steps": pa.list_(pa.string())}),
         "cells": typed(CELL_COLUMNS, {"i": pa.int64()}),
@@ -71,13 +69,6 @@ def score_fingerprint(record_fingerprint: str, result_json: bytes) -> str:
     return hashlib.sha256(record_fingerprint.encode() + b":" + result_json).hexdigest()
 
 
-def value_step(c: CanonicalScore) -> str:
-    """The value's own canonicalisation step, as the audit prints it."""
-    if c.raw_unit == c.unit:
-        return f"value {c.raw_value!r} {c.unit} kept as is"
-    return f"{c.raw_value!r} {c.raw_unit} -> {c.value!r} {c.unit}"
-
-
 class ScoreBatch:
     """The scores of one load batch, ready for one joined insert."""
 
@@ -86,33 +77,35 @@ class ScoreBatch:
         self.groups: list[tuple[Any, ...]] = []
         self.cells: list[tuple[Any, ...]] = []
         self.scores: list[tuple[Any, ...]] = []
-        self._group_index: dict[tuple[Any, ...], int] = {}
+        self._group_index: dict[int, int] = {}
+        self._kept: list[CanonicalGroup] = []  # the groups indexed by id(), alive while the batch is
         self._cell_index: dict[int, int] = {}
 
     def __len__(self) -> int:
         return len(self.scores)
 
-    def add_record(self, ctx: RecordContext, locator: str) -> int:
+    def add_record(self, ctx: RecordContext) -> int:
         """Register the record whose results follow; returns its index in the batch."""
         m = ctx.model
         index = len(self.records)
         self.records.append(
             (
-                index, ctx.eval_id, ctx.source_key, ctx.run_id, m.config_id, m.source_model_id,
-                m.source_model_name or "", ctx.evaluated_by, ctx.details.get(R.ORIGINAL_SOURCE),
-                ctx.details.get(R.ORIGINAL_SOURCE_URL), ctx.observed_at, locator, list(ctx.migration_steps),
+                index, ctx.eval_id, ctx.source_key, m.config_id, m.source_model_id, m.source_model_name or "",
+                ctx.details.get(R.ORIGINAL_SOURCE), ctx.details.get(R.ORIGINAL_SOURCE_URL),
             )
         )  # fmt: skip
         return index
 
-    def _group(self, c: CanonicalScore) -> int:
-        key = (c.benchmark_raw, c.benchmark_id, c.subset, c.metric_raw, c.metric_id, c.raw_unit, c.unit, c.steps)
-        index = self._group_index.get(key)
+    def _group(self, g: CanonicalGroup) -> int:
+        # groups come from the canonicaliser's cache: one object per distinct group (and two groups
+        # with the same columns are one row once inserted: their id is their content's)
+        index = self._group_index.get(id(g))
         if index is None:
-            index = self._group_index[key] = len(self.groups)
+            index = self._group_index[id(g)] = len(self.groups)
+            self._kept.append(g)
             self.groups.append(
-                (index, c.benchmark_raw, c.benchmark_id, c.subset, c.metric_raw, c.metric_id, c.raw_unit, c.unit,
-                 c.lower_is_better, list(c.steps))
+                (index, g.benchmark_raw, g.benchmark_id, g.subset, g.metric_raw, g.metric_id, g.raw_unit, g.unit,
+                 g.lower_is_better, list(g.steps))
             )  # fmt: skip
         return index
 
@@ -137,31 +130,41 @@ class ScoreBatch:
     def add(  # noqa: PLR0913, PLR0917 - called once per score with what the row is made of
         self,
         rec: int,
-        ctx: RecordContext,
         index: int,
         result: dict[str, Any],
-        c: CanonicalScore,
+        group: CanonicalGroup,
+        raw_value: float,
+        value: float,
         cell: Cell,
+        harness: str | None,
         fingerprint: str,
     ) -> None:
-        """Append one canonical result of record ``rec`` (``fingerprint`` from :func:`score_fingerprint`)."""
+        """Append result ``index`` of record ``rec``, canonical in ``group`` with ``value``
+        (``fingerprint`` from :func:`score_fingerprint`)."""
         details = result["score_details"]
         unc = details.get("uncertainty") or {}
-        se = (unc.get("standard_error") or {}).get("value")
-        ci = unc.get("confidence_interval") or {}
-        lower, upper = ci.get("lower"), ci.get("upper")
+        if unc:
+            se = (unc.get("standard_error") or {}).get("value")
+            ci = unc.get("confidence_interval") or {}
+            lower, upper, level, n = (
+                ci.get("lower"),
+                ci.get("upper"),
+                ci.get("confidence_level"),
+                unc.get("num_samples"),
+            )
+            scaling = group.scaling
+            se, lower, upper = (None if v is None else scaling(v) for v in (se, lower, upper))
+        else:
+            se = lower = upper = level = n = None
         llm = result["metric_config"].get("llm_scoring")
-        record_id = (details.get("details") or {}).get(R.SOURCE_RECORD_ID)
+        inner = details.get("details")
+        record_id = inner.get(R.SOURCE_RECORD_ID) if inner else None
         self.scores.append(
             (
-                rec, self._group(c), self._cell(cell, result.get("generation_config"), ctx.harness),
+                rec, self._group(group), self._cell(cell, result.get("generation_config"), harness),
                 score_id(fingerprint), fingerprint, index, result.get("evaluation_result_id"),
-                str(record_id or ""), c.raw_value, c.value,
-                None if se is None else scale(se, c.factor),
-                None if lower is None else scale(lower, c.factor),
-                None if upper is None else scale(upper, c.factor),
-                ci.get("confidence_level"), unc.get("num_samples"), dump(unc) if unc else None,
-                dump(llm) if llm else None, value_step(c),
+                str(record_id or ""), raw_value, value, se, lower, upper, level, n, dump(unc) if unc else None,
+                dump(llm) if llm else None,
             )
         )  # fmt: skip
 
@@ -178,7 +181,13 @@ class ScoreBatch:
             con.register(f"_batch_{name}", pa.Table.from_arrays(arrays, schema=schema))
         try:
             con.execute(read_sql("evalhouse.warehouse", "insert_scores.sql"))
+            clashes = con.execute(read_sql("evalhouse.warehouse", "score_id_collisions.sql")).fetchall()
         finally:
             for name in tables:
                 con.unregister(f"_batch_{name}")
+        if clashes:
+            raise WarehouseError(
+                f"content ids name different content in the warehouse ({clashes[:3]}): two different canonical "
+                "groups or setups would become one; nothing of this load is kept"
+            )
         self.__init__()

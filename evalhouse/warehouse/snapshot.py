@@ -1,9 +1,10 @@
 """Frozen snapshots: content-hashed Parquet + EEE exports of the warehouse that verify and reload.
 
 Analyses run on a snapshot id, never on a moving warehouse. A snapshot folder holds every
-canonical table and the analysis-facing ``v_*`` views as Parquet (``score`` hive-partitioned by
-``source_key``), the records as an EEE datastore tree under ``eee/``, and ``manifest.json`` with
-each file's sha256 and row count. The snapshot id is the sha256 of the manifest's *content*
+canonical table and the analysis-facing ``v_*`` views as Parquet (``score_value`` hive-partitioned
+by ``source_key``; ``score`` and the per-score views are rebuilt from their SQL on open), the
+records as an EEE datastore tree under ``eee/``, and ``manifest.json`` with each file's sha256 and
+row count. The snapshot id is the sha256 of the manifest's *content*
 fields, so the same warehouse state always gets the same id, and ``verify`` can tell a changed,
 missing or extra file by name.
 
@@ -61,11 +62,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
 FORMAT = "evalhouse-snapshot"
-FORMAT_VERSION = 2
-READS_FORMATS = (1, 2)  # 1: every view frozen and the records as a datastore tree only
+FORMAT_VERSION = 3
+# 1: every view frozen and the records as a datastore tree only; 2: ``score`` a table of its own
+READS_FORMATS = (1, 2, 3)
 MANIFEST = "manifest.json"
 EEE_DIR = "eee"
-PARTITION_BY = {"score": "source_key"}
+PARTITION_BY = {"score_value": "source_key"}
 PARQUET = {"compression": "zstd", "compression_level": 3, "row_group_size": 122_880, "threads": 1}
 # Manifest fields that are not content: the id itself, its seal, the label and the clock.
 NOT_CONTENT = ("snapshot_id", "seal_sha256", "name", "created_at")
@@ -75,11 +77,12 @@ EXCLUDED = {
     "analysis_run": "results fitted on a snapshot (they cite its id), not inputs to one",
 }
 EXCLUDED_PREFIXES = ("_", "analysis_")
-#: Views with one row per score (a frozen copy would be another copy of ``score``) and
+#: Views with one row per score (``score`` itself joins ``score_value`` to its record, group and
+#: setup; a frozen copy of any of them would be another copy of the scores) and
 #: ``v_scores_by_family`` (a frozen ``v_scores_canonical`` again, with two columns of ``benchmark``
 #: joined on). They are recorded (columns, SQL hash) and built from their SQL over the frozen
 #: tables and views on open.
-DERIVED_VIEWS = frozenset({"v_score_current", "v_cell_candidates", "v_provenance", "v_scores_by_family"})
+DERIVED_VIEWS = frozenset({"score", "v_score_current", "v_cell_candidates", "v_provenance", "v_scores_by_family"})
 
 
 # -- small helpers --------------------------------------------------------------------------
@@ -377,10 +380,16 @@ def _materialise_views(con: duckdb.DuckDBPyConnection, staging: Path, rels: list
     staged = {rel.name: relation_sql(staging, _staged_entry(rel, staging)) for rel in rels if rel.kind == "table"}
     for name, sql in staged.items():
         con.execute(f"CREATE VIEW {quote_ident(name)} AS {sql}")
+    inputs = {local.table for local in LOCAL_VIEWS.values()}
     for rel in progress.each(rels, "snapshot create: views", total=len(rels), note=lambda r: r.name):
         if rel.kind == "view" and rel.sql:
             con.execute(rel.sql)
             if rel.derived:
+                if rel.name in inputs:  # a local view narrows it per range: keep the whole under another name
+                    whole = quote_ident(f"_whole_{rel.name}")
+                    con.execute(f"ALTER VIEW {quote_ident(rel.name)} RENAME TO {whole}")
+                    staged[rel.name] = f"SELECT * FROM {whole}"
+                    con.execute(f"CREATE VIEW {quote_ident(rel.name)} AS {staged[rel.name]}")
                 continue  # later views read it over the staged tables; it is not written
             local = LOCAL_VIEWS.get(rel.name)
             if local is not None and local.table in staged:

@@ -320,7 +320,9 @@ def test_ingest_a_local_file_and_reparse(wh: Warehouse, store: RawStore, shared:
     fetch = wh.con.execute("SELECT url, sha256 FROM raw_snapshot WHERE run_id = ?", [result.run_id]).fetchone()
     assert fetch[0].startswith("file://") and store.get(fetch[1]) == (shared / AA_CSV).read_bytes()
     scores = wh.scalar("SELECT count(*) FROM score")
-    wh.con.execute("DELETE FROM score WHERE benchmark_id = 'gpqa_diamond'")  # a parser bug's damage
+    wh.con.execute(  # a parser bug's damage
+        "DELETE FROM score_value WHERE score_id IN (SELECT score_id FROM score WHERE benchmark_id = 'gpqa_diamond')"
+    )
     again = reparse(wh, store, "artificial-analysis")
     assert again.status == "completed", again.error
     assert wh.scalar("SELECT count(*) FROM score") == scores

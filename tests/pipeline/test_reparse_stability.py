@@ -72,7 +72,7 @@ def test_snapshot_diff_after_a_no_change_reparse_is_empty(states: dict) -> None:
     assert (cells.n_added, cells.n_removed, cells.n_changed) == (0, 0, 0) and cells.shared > 9_000
     assert result.verdict.startswith("A = B")
     tables = {t.name: t for t in result.tables}
-    score = tables["score"]
+    score = tables["score_value"]
     assert (score.added, score.removed) == (0, 0)
     assert set(score.changed_columns) <= RUN_COLUMNS, score.changed_columns
     evaluation = tables["evaluation"]

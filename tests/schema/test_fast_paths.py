@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
@@ -20,7 +21,13 @@ from evalhouse.schema.eee import EvaluationLog
 from evalhouse.schema.eee_check import surely_valid
 from evalhouse.schema.eee_json import _slow, strict_json
 from evalhouse.schema.eee_legacy import migrate_legacy
-from evalhouse.schema.fingerprint import _reference_hash, normalized_hash
+from evalhouse.schema.fingerprint import (
+    _canonical_parts,
+    _reference_hash,
+    _Unsafe,
+    fingerprint_with_results,
+    normalized_hash,
+)
 
 LEGACY = "datasets/eee-datastore-legacy/data"
 EXAMPLES = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -88,6 +95,54 @@ def test_the_fast_fingerprint_equals_the_reference_on_every_real_record(shared: 
     assert len(records) > 5000
     for record in records:
         assert normalized_hash(record) == _reference_hash(record)
+        assert normalized_hash(record, json_exact=True) == _reference_hash(record)
+
+
+def test_real_records_read_from_json_take_the_fast_path_and_give_each_results_bytes(shared: Path) -> None:
+    """Real results carry a ``source_data.url`` list and records hold nulls: the fast path orders the
+    one and, for records read from JSON text, reads the other as a null; only HAL's agentic tool
+    lists (and non-ASCII text) still take the reference path."""
+    records = [migrate_legacy(json.loads(p.read_text()))[0] for p in sorted((shared / LEGACY).rglob("*.json"))]
+    fast = 0
+    for record in records:
+        fingerprint, results = fingerprint_with_results(record, json_exact=True)
+        assert fingerprint == _reference_hash(record)
+        if results is not None:
+            fast += 1
+            assert results == [orjson.dumps(r, option=orjson.OPT_SORT_KEYS) for r in record["evaluation_results"]]
+    assert fast >= 0.9 * len(records), f"{fast} of {len(records)} real records on the fast path"
+
+
+_URLS = st.lists(st.text(alphabet=st.sampled_from(list('ab/:!"\\ ')), max_size=6), max_size=4)
+
+
+@seed(20261201)
+@EXAMPLES
+@given(
+    st.lists(st.fixed_dictionaries({"source_data": st.fixed_dictionaries({"url": _URLS}), "x": documents}), max_size=4),
+    documents,
+)
+def test_results_with_url_lists_fingerprint_as_the_reference_does(results: list[Any], other: Any) -> None:
+    doc = {"evaluation_results": results, "other": other, "retrieved_timestamp": "1"}
+    assert normalized_hash(doc) == _reference_hash(doc)
+    try:
+        json.dumps(doc, allow_nan=False)
+    except ValueError:
+        return  # an infinity: not a document JSON text holds, which json_exact promises
+    assert normalized_hash(doc, json_exact=True) == _reference_hash(doc)
+    try:
+        _, raw = _canonical_parts(doc, json_exact=True)
+    except (_Unsafe, TypeError, orjson.JSONEncodeError):
+        return
+    assert raw == [orjson.dumps(r, option=orjson.OPT_SORT_KEYS) for r in results]
+
+
+def test_a_null_takes_the_fast_path_only_for_records_read_from_json() -> None:
+    doc = {"evaluation_results": [{"score": None}], "a": None}
+    with pytest.raises(_Unsafe):  # orjson writes NaN as null: from a parser, a null may be a NaN
+        _canonical_parts(doc)
+    assert _canonical_parts(doc, json_exact=True)[1] == [b'{"score":null}']
+    assert normalized_hash({"a": float("nan")}) == _reference_hash({"a": float("nan")})
 
 
 def pydantic_valid(record: Any) -> bool:

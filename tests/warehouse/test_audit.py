@@ -203,7 +203,7 @@ def test_validate_cli_exits_non_zero_naming_the_failed_expectation(db: Path) -> 
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.stdout)["success"] is True
     with Warehouse.open(db) as wh:
-        wh.con.execute("UPDATE score SET value = 2.0 WHERE score_id = (SELECT min(score_id) FROM score)")
+        wh.con.execute("UPDATE score_value SET value = 2.0 WHERE score_id = (SELECT min(score_id) FROM score_value)")
     bad = runner.invoke(cli(), ["--db", str(db), "validate"])
     assert bad.exit_code == 1
     assert "expectation bounds.score_value_not_above_metric_max failed" in bad.output

@@ -24,7 +24,9 @@ TABLES = {
     "raw_snapshot",
     "ingest_run",
     "evaluation",
-    "score",
+    "score_value",
+    "score_group",
+    "score_setup",
     "developer",
     "model_family",
     "base_model",
@@ -137,3 +139,60 @@ def test_second_writer_process_gets_a_clear_error_and_changes_nothing(tmp_path: 
 def test_read_only_open_of_a_missing_file_says_what_to_run(tmp_path: Path) -> None:
     with pytest.raises(WarehouseError, match="evalhouse migrate"):
         Warehouse.open(tmp_path / "absent.duckdb", read_only=True)
+
+
+def test_scores_stored_whole_before_migration_0080_read_back_the_same_through_the_view(
+    real_warehouse: Path, tmp_path: Path
+) -> None:
+    """A warehouse from before 0080 (``score`` a table of 39 columns) migrates to the parts the view
+    joins, and every score reads back column for column: the chain split into the record's
+    migration steps, the group's steps and the value's own step, the ids of groups and setups the
+    same as a load computes, the record-level columns moved to the evaluation."""
+    import duckdb
+    import pyarrow as pa
+
+    with Warehouse.open(real_warehouse, read_only=True) as wh:
+        expected = wh.con.sql("SELECT * FROM score ORDER BY score_id").to_arrow_table()
+        evaluations = wh.con.sql(
+            "SELECT * EXCLUDE (evaluated_by, original_source, original_source_url, observed_at, migration_steps)"
+            " FROM evaluation"
+        ).to_arrow_table()
+        groups, setups = (wh.scalar(f"SELECT count(*) FROM {t}") for t in ("score_group", "score_setup"))
+    assert expected.num_rows > 10_000
+    # a legacy record's chain starts with its migration steps: give every 7th record two, as 0.2.x records have
+    ids = expected.column("evaluation_id").to_pylist()
+    keep = set(sorted(set(ids))[::7])
+    prefix = '["migrated from EEE 0.2.0 to 0.3.0","top-level source_data moved into each result",'
+    migrated = [
+        prefix + s[1:] if e in keep else s
+        for e, s in zip(ids, expected.column("canonical_steps").to_pylist(), strict=True)
+    ]
+    at = expected.schema.get_field_index("canonical_steps")
+    old = expected.set_column(at, "canonical_steps", pa.array(migrated))
+
+    db = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute(
+        "CREATE TABLE _migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, sha256 TEXT NOT NULL,"
+        " applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+    )
+    for m in migrations():
+        if m.version >= 80:
+            break
+        con.execute(m.sql)
+        con.execute("INSERT INTO _migrations (version, name, sha256) VALUES (?, ?, ?)", [m.version, m.name, m.sha256])
+    con.register("old_scores", old)
+    con.register("old_evaluations", evaluations)
+    con.execute("INSERT INTO evaluation BY NAME SELECT * FROM old_evaluations")
+    con.execute("INSERT INTO score BY NAME SELECT * FROM old_scores")
+    con.close()
+
+    with Warehouse.open(db) as wh:
+        got = wh.con.sql("SELECT * FROM score ORDER BY score_id").to_arrow_table()
+        assert wh.scalar("SELECT count(*) FROM evaluation WHERE migration_steps <> []") == len(keep)
+        assert wh.scalar("SELECT count(*) FROM score_group") >= groups
+        assert wh.scalar("SELECT count(*) FROM score_setup") == setups
+    want = old.sort_by("score_id")
+    assert got.column_names == want.column_names
+    for name in got.column_names:
+        assert got.column(name).to_pylist() == want.column(name).to_pylist(), name

@@ -14,6 +14,7 @@ import duckdb
 import pandas as pd
 import pytest
 from eee_records import eee_record, write_tree
+from score_rows import first_score, insert_score
 
 from evalhouse.curation.registry import load_registry
 from evalhouse.pipeline.import_eee import import_tree
@@ -27,7 +28,6 @@ from evalhouse.warehouse.expectations import (
     validate_frames,
 )
 from evalhouse.warehouse.expectations_sql import checkpoint_after_load, evaluate_sql
-from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.raw_store import RawStore
 
 N_MODELS = 6
@@ -83,11 +83,10 @@ def outcome(summary, qualified: str):
 
 def copy_score(con: duckdb.DuckDBPyConnection, **overrides: Any) -> None:
     """Insert a copy of the first score with ``overrides`` (a fresh fingerprint and source row)."""
-    cursor = con.execute("SELECT * FROM score ORDER BY score_id LIMIT 1")
-    row = dict(zip([d[0] for d in cursor.description], cursor.fetchall()[0], strict=True))
+    row = first_score(con)
     row.pop("score_id")
     row |= {"fingerprint": uuid.uuid4().hex, "source_row_key": uuid.uuid4().hex} | overrides
-    insert_rows(con, "score", [row])
+    insert_score(con, row)
 
 
 # -- a clean warehouse -----------------------------------------------------------------------
@@ -137,10 +136,10 @@ BREAKERS: dict[str, Callable[[duckdb.DuckDBPyConnection], None]] = {
         " VALUES ('c.never_scored', 'never scored', 'provisional:eee-c')"
     ),
     "bounds.score_value_not_above_metric_max": lambda con: con.execute(
-        "UPDATE score SET value = 1.5 WHERE score_id = (SELECT min(score_id) FROM score)"
+        "UPDATE score_value SET value = 1.5 WHERE score_id = (SELECT min(score_id) FROM score_value)"
     ),
     "bounds.score_value_not_below_metric_min": lambda con: con.execute(
-        "UPDATE score SET value = -0.2 WHERE score_id = (SELECT min(score_id) FROM score)"
+        "UPDATE score_value SET value = -0.2 WHERE score_id = (SELECT min(score_id) FROM score_value)"
     ),
     "release_dates.release_date_not_in_future": lambda con: con.execute(
         "UPDATE release_date_evidence SET date = current_date + 40"
@@ -196,18 +195,21 @@ def test_repeated_fingerprints_are_counted_alike_by_sql_and_great_expectations(w
     # Temporary copies without the UNIQUE constraints shadow the keyed tables (DuckDB looks in
     # temp first), so both engines read the same warehouse with repeats in it.
     con = wh.con
-    for table in ("score", "evaluation"):
+    for table in ("score_value", "evaluation"):
         con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM main.{table}")
-    first = con.execute("SELECT min(score_id), max(score_id) FROM score").fetchone()
+    first = con.execute("SELECT min(score_id), max(score_id) FROM score_value").fetchone()
     # two repeats of one fingerprint (three rows), one of another (two rows): five unexpected rows
     con.execute(
-        "INSERT INTO score SELECT * REPLACE (score_id + 1000 AS score_id) FROM score WHERE score_id = ?", [first[0]]
+        "INSERT INTO score_value SELECT * REPLACE (score_id + 1000 AS score_id) FROM score_value WHERE score_id = ?",
+        [first[0]],
     )
     con.execute(
-        "INSERT INTO score SELECT * REPLACE (score_id + 2000 AS score_id) FROM score WHERE score_id = ?", [first[0]]
+        "INSERT INTO score_value SELECT * REPLACE (score_id + 2000 AS score_id) FROM score_value WHERE score_id = ?",
+        [first[0]],
     )
     con.execute(
-        "INSERT INTO score SELECT * REPLACE (score_id + 3000 AS score_id) FROM score WHERE score_id = ?", [first[1]]
+        "INSERT INTO score_value SELECT * REPLACE (score_id + 3000 AS score_id) FROM score_value WHERE score_id = ?",
+        [first[1]],
     )
     con.execute(
         "INSERT INTO evaluation SELECT * REPLACE (evaluation_id || '#copy' AS evaluation_id) FROM evaluation"
@@ -252,7 +254,9 @@ def test_a_curation_setting_can_downgrade_an_expectation(wh: Warehouse) -> None:
 def test_a_model_listed_without_scores_is_a_warning_not_an_error(wh: Warehouse) -> None:
     evaluation = wh.scalar("SELECT min(evaluation_id) FROM evaluation")
     config = wh.scalar("SELECT config_id FROM evaluation WHERE evaluation_id = ?", [evaluation])
-    wh.con.execute("DELETE FROM score WHERE config_id = ?", [config])
+    wh.con.execute(
+        "DELETE FROM score_value WHERE evaluation_id IN (SELECT evaluation_id FROM score WHERE config_id = ?)", [config]
+    )
     summary = run_checkpoint(wh.con)
     assert summary.success, summary.message()
     assert "orphans.model_config_has_current_scores" in [o.qualified_name for o in summary.warnings]

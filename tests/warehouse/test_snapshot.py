@@ -125,15 +125,17 @@ def copy_of(snapshot_dir: Path, tmp_path: Path) -> Path:
 def test_create_writes_the_layout_and_verify_passes(built: tuple[Path, Path]) -> None:
     db, s1 = built
     manifest = json.loads((s1 / MANIFEST).read_text())
-    partitions = sorted(p.relative_to(s1).as_posix() for p in (s1 / "score").rglob("*.parquet"))
-    assert partitions == ["score/source_key=eee-c/data_0.parquet"]
+    partitions = sorted(p.relative_to(s1).as_posix() for p in (s1 / "score_value").rglob("*.parquet"))
+    assert partitions == ["score_value/source_key=eee-c/data_0.parquet"]
+    assert not (s1 / "score").exists()  # the view is built on open, not written again
     tables = manifest["tables"]
     assert {name for name, _ in views()} <= {n for n, e in tables.items() if e["kind"] == "view"}
     assert {"v_scores_canonical", "v_matrix_long", "v_provenance", "v_benchmark_metric"} <= set(tables)
     assert not {"_migrations", "snapshot", "analysis_run"} & set(tables)
-    assert {"embedding", "evaluation", "score", "model_config", "ingest_run"} <= set(tables)
+    assert {"embedding", "evaluation", "score_value", "score_group", "score_setup", "model_config"} <= set(tables)
+    assert tables["score"]["kind"] == "view" and tables["score"]["derived"] is True
     with Warehouse.open(db, read_only=True) as wh:
-        assert tables["score"]["rows"] == wh.scalar("SELECT count(*) FROM score") == 5
+        assert tables["score_value"]["rows"] == wh.scalar("SELECT count(*) FROM score") == 5
         assert tables["evaluation"]["rows"] == 3
         assert manifest["ingest_runs"] == [r[0] for r in wh.con.execute("SELECT run_id FROM ingest_run").fetchall()]
         assert manifest["schema_version"] == wh.schema_version()
@@ -205,7 +207,7 @@ def test_a_changed_warehouse_gets_a_new_id(built: tuple[Path, Path], tmp_path: P
     shutil.copy(db, copy)
     shutil.copytree(db.with_suffix(".raw"), copy.with_suffix(".raw"))
     con = duckdb.connect(str(copy))
-    con.execute("UPDATE score SET value = value + 0.01 WHERE score_id = (SELECT min(score_id) FROM score)")
+    con.execute("UPDATE score_value SET value = value + 0.01 WHERE score_id = (SELECT min(score_id) FROM score_value)")
     con.close()
     other = freeze(copy, tmp_path / "changed")
     assert other.snapshot_id != json.loads((s1 / MANIFEST).read_text())["snapshot_id"]
@@ -226,7 +228,7 @@ def test_create_refuses_a_non_empty_folder_and_a_missing_warehouse(built: tuple[
 def pick(s1: Path, kind: str) -> str:
     files = json.loads((s1 / MANIFEST).read_text())["files"]
     choose = {
-        "score parquet": lambda p: p.startswith("score/"),
+        "score parquet": lambda p: p.startswith("score_value/"),
         "table parquet": lambda p: p.startswith("evaluation/"),
         "view parquet": lambda p: p.startswith("v_scores_canonical/"),
         "eee json": lambda p: p.startswith("eee/") and p.endswith(".jsonl"),
@@ -303,13 +305,13 @@ def test_missing_and_extra_files_are_named(built: tuple[Path, Path], tmp_path: P
     snapshot_dir = copy_of(s1, tmp_path)
     gone = pick(s1, "eee json")
     (snapshot_dir / gone).unlink()
-    (snapshot_dir / "score" / "source_key=evil").mkdir()
-    (snapshot_dir / "score" / "source_key=evil" / "data_0.parquet").write_bytes(b"PAR1")
+    (snapshot_dir / "score_value" / "source_key=evil").mkdir()
+    (snapshot_dir / "score_value" / "source_key=evil" / "data_0.parquet").write_bytes(b"PAR1")
     result = cli_invoke(["snapshot", "verify", str(snapshot_dir), "--json"])
     assert result.exit_code == 1
     report = json.loads(result.stdout)
     assert report["missing"] == [gone]
-    assert report["extra"] == ["score/source_key=evil/data_0.parquet"]
+    assert report["extra"] == ["score_value/source_key=evil/data_0.parquet"]
     assert f"{gone}: missing" in result.stderr and "source_key=evil/data_0.parquet: extra file" in result.stderr
 
 
@@ -385,21 +387,21 @@ def test_the_readme_duckdb_call_reads_a_local_snapshot(built: tuple[Path, Path])
     db, s1 = built
     readme = (REPO / "README.md").read_text()
     section = readme.split("## Scaling out", 1)[1]
-    call = re.search(r"^SELECT .*read_parquet\('(s3://[^']*?)/score/\*/\*\.parquet'.*;$", section, re.MULTILINE)
+    call = re.search(r"^SELECT .*read_parquet\('(s3://[^']*?)/score_value/\*/\*\.parquet'.*;$", section, re.MULTILINE)
     assert call, "the README's Scaling out section shows the DuckDB read_parquet call"
     assert "hive_partitioning = true" in call[0]
     sql = call[0].replace(call[1], s1.as_posix())
     count = duckdb.connect().execute(sql).fetchone()[0]
     with Warehouse.open(db, read_only=True) as wh:
         assert count == wh.scalar("SELECT count(*) FROM score") == 5
-    assert 'spark.read.parquet("s3a://' in section and f"{call[1].replace('s3://', 's3a://')}/score" in section
+    assert 'spark.read.parquet("s3a://' in section and f"{call[1].replace('s3://', 's3a://')}/score_value" in section
 
 
 def test_an_empty_warehouse_snapshots_verifies_and_reopens(tmp_path: Path) -> None:
     db = tmp_path / "empty.duckdb"
     Warehouse.open(db).close()
     created = freeze(db, tmp_path / "empty")
-    assert created.manifest["tables"]["score"]["files"] == []  # no partitions: no score files at all
+    assert created.manifest["tables"]["score_value"]["files"] == []  # no partitions: no score files at all
     assert verify_snapshot(created.path).ok
     con = open_snapshot(created.path)
     assert con.execute("SELECT count(*) FROM score").fetchone() == (0,)

@@ -19,7 +19,15 @@ from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.snapshot import MANIFEST, open_snapshot, verify_snapshot
 from evalhouse.warehouse.snapshot_diff import diff_snapshots
 
-COMPARED = ("score", "evaluation", "v_scores_canonical", "v_matrix_long", "v_scores_by_family", "v_benchmark_setup")
+COMPARED = (
+    "score",
+    "score_value",
+    "evaluation",
+    "v_scores_canonical",
+    "v_matrix_long",
+    "v_scores_by_family",
+    "v_benchmark_setup",
+)
 
 
 def rows_of(con: duckdb.DuckDBPyConnection, name: str) -> list[tuple[Any, ...]]:
@@ -49,8 +57,9 @@ def test_a_chunked_snapshot_holds_exactly_the_warehouse(
     canonical = files["v_scores_canonical"]["files"]
     assert canonical == [f"v_scores_canonical/data_{j}.parquet" for j in range(len(canonical))]
     assert len(canonical) >= 3, canonical  # computed per range of model configurations
-    assert len(files["score"]["files"]) > len({f.split("/")[1] for f in files["score"]["files"]})  # chunks per source
-    assert files["score"]["rows"] == n and files["v_scores_by_family"].get("derived") is True
+    values = files["score_value"]["files"]
+    assert len(values) > len({f.split("/")[1] for f in values})  # chunks per source
+    assert files["score_value"]["rows"] == n and files["v_scores_by_family"].get("derived") is True
     assert verify_snapshot(created.path).ok
     con = open_snapshot(created.path)
     with Warehouse.open(real_copy, read_only=True) as wh:
@@ -73,10 +82,16 @@ def test_a_source_row_shared_by_two_configurations_is_computed_whole(
     db = copy_warehouse(real_copy, tmp_path / "w")
     small_chunks(monkeypatch, db)
     con = duckdb.connect(str(db))
+    (first,) = con.execute("SELECT score_id FROM score ORDER BY config_id, score_id LIMIT 1").fetchone()
     con.execute(
-        "UPDATE score SET observed_at = TIMESTAMP '2100-01-01', "
-        "source_row_key = (SELECT source_row_key FROM score ORDER BY config_id DESC, score_id LIMIT 1) "
-        "WHERE score_id = (SELECT score_id FROM score ORDER BY config_id, score_id LIMIT 1)"
+        "UPDATE score_value SET source_row_key = "
+        "(SELECT source_row_key FROM score ORDER BY config_id DESC, score_id LIMIT 1) WHERE score_id = ?",
+        [first],
+    )
+    con.execute(  # the record's observation time: every score of that record is newer than the rest
+        "UPDATE evaluation SET observed_at = TIMESTAMP '2100-01-01' "
+        "WHERE evaluation_id = (SELECT evaluation_id FROM score_value WHERE score_id = ?)",
+        [first],
     )
     con.close()
     created = freeze(db, tmp_path / "whole")
@@ -94,19 +109,19 @@ def test_a_diff_reads_only_the_files_that_differ_and_gives_the_full_answer(
     small_chunks(monkeypatch, db)
     before = freeze(db, tmp_path / "before")
     con = duckdb.connect(str(db))
-    (changed,) = con.execute("SELECT max(score_id) FROM score").fetchone()
-    con.execute("UPDATE score SET value = value / 2 WHERE score_id = ?", [changed])
-    con.execute("DELETE FROM score WHERE score_id = (SELECT min(score_id) FROM score)")
+    (changed,) = con.execute("SELECT max(score_id) FROM score_value").fetchone()
+    con.execute("UPDATE score_value SET value = value / 2 WHERE score_id = ?", [changed])
+    con.execute("DELETE FROM score_value WHERE score_id = (SELECT min(score_id) FROM score_value)")
     con.close()
     after = freeze(db, tmp_path / "after")
     fa, fb = (json.loads((s.path / MANIFEST).read_text())["files"] for s in (before, after))
-    unchanged = [f for f in fa if f.startswith("score/") and fb.get(f, {}).get("sha256") == fa[f]["sha256"]]
-    assert unchanged, "the other chunks of score are byte-identical"
+    unchanged = [f for f in fa if f.startswith("score_value/") and fb.get(f, {}).get("sha256") == fa[f]["sha256"]]
+    assert unchanged, "the other chunks of score_value are byte-identical"
     skipping = diff_snapshots(before.path, after.path, limit=None).as_dict()
     monkeypatch.setattr(snapshot_diff, "_shared_files", lambda *args: set())
     full = diff_snapshots(before.path, after.path, limit=None).as_dict()
     assert skipping == full
-    score = full["tables"]["score"]
+    score = full["tables"]["score_value"]
     assert (score["removed"], score["changed"], score["changed_columns"]) == (1, 1, {"value": 1})
     assert full["cells"]["n_changed"] + full["cells"]["n_removed"] >= 1 and not full["subset_holds"]
 

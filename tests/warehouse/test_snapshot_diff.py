@@ -50,7 +50,8 @@ def test_an_import_that_adds_one_model_adds_exactly_its_cells(snapshots: dict[st
     assert (cells.n_added, cells.n_removed, cells.n_changed, cells.shared) == (2, 0, 0, 5)
     assert result.verdict == SUBSET == "A ⊂ B, all shared cells unchanged" and result.subset_holds
     tables = {t.name: t for t in result.tables}
-    assert (tables["score"].added, tables["score"].removed, tables["score"].changed) == (2, 0, 0)
+    scores = tables["score_value"]
+    assert (scores.added, scores.removed, scores.changed) == (2, 0, 0)
     assert (tables["evaluation"].added, tables["ingest_run"].added, tables["model_config"].added) == (1, 1, 1)
     ran = cli_invoke(["snapshot", "diff", str(snapshots["before"]), str(snapshots["added"]), "--json"])
     assert ran.exit_code == 0, ran.output
@@ -69,7 +70,7 @@ def test_a_changed_score_is_reported_with_old_and_new_values(snapshots: dict[str
     assert (change["old_value"], change["new_value"]) == (0.61, 0.64)
     assert "⊂" not in result.verdict and not result.subset_holds
     assert result.verdict == "A ⊄ B: 1 shared cell(s) changed value"
-    score = next(t for t in result.tables if t.name == "score")
+    score = next(t for t in result.tables if t.name == "score_value")
     assert (score.added, score.removed, score.changed) == (2, 0, 0)  # history is kept; the cell moved
     ran = cli_invoke(["snapshot", "diff", str(snapshots["added"]), str(snapshots["corrected"])])
     assert ran.exit_code == 1
@@ -87,7 +88,7 @@ def test_the_other_way_round_names_the_missing_cells(snapshots: dict[str, Path])
 def test_diff_refuses_a_corrupted_snapshot(snapshots: dict[str, Path], tmp_path: Path) -> None:
     broken = tmp_path / "broken"
     shutil.copytree(snapshots["added"], broken)
-    rel = next(p for p in json.loads((broken / MANIFEST).read_text())["files"] if p.startswith("score/"))
+    rel = next(p for p in json.loads((broken / MANIFEST).read_text())["files"] if p.startswith("score_value/"))
     (broken / rel).write_bytes(b"PAR1")
     ran = cli_invoke(["snapshot", "diff", str(snapshots["before"]), str(broken)])
     assert ran.exit_code == 2 and rel in ran.output and "failed verification" in ran.output

@@ -143,7 +143,7 @@ def test_snapshot_queries_read_its_parquet_files(real_snapshot: Path) -> None:
     con = open_snapshot(real_snapshot)
     n = con.execute("SELECT count(*) FROM score").fetchone()[0]
     con.close()
-    pattern = f"{real_snapshot}/score/*/*.parquet"
+    pattern = f"{real_snapshot}/score_value/*/*.parquet"
     result = sql(
         "sql", "--snapshot", str(real_snapshot), "--csv", f"SELECT count(*) AS n FROM read_parquet('{pattern}')"
     )

@@ -1,3 +1,4 @@
+-- depends: score
 -- One row per score with the chain a user audits: score -> evaluation -> raw bytes -> source.
 CREATE OR REPLACE VIEW v_provenance AS
 SELECT

@@ -1,3 +1,4 @@
+-- depends: score
 -- The current value of every source row. When a later fetch of a source reports the same row again
 -- (same configuration, benchmark, subset, metric, parameters and setup — score.source_row_key), the
 -- newer row supersedes the older; the older stays in `score` as history, and every supersession is a

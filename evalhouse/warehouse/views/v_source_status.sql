@@ -1,3 +1,4 @@
+-- depends: score
 -- Per source: what it holds and how its last run ended.
 CREATE OR REPLACE VIEW v_source_status AS
 SELECT

@@ -25,6 +25,13 @@ VIEW_DECISIONS = (
     ("conflict_resolution", "record_conflicts.sql"),
     ("canonical_metric", "record_metric_choices.sql"),
 )
+#: What a decision script reads that is built first (temporary relations, dropped after it ran).
+PREPARED = {
+    "record_conflicts.sql": (
+        "conflicted_candidates.sql",
+        ("VIEW _conflicted_candidates", "VIEW _conflicted_current", "TABLE _conflicted_scores"),
+    )
+}
 
 
 def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None, *, views: bool = True) -> dict[str, int]:
@@ -36,7 +43,14 @@ def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None, *, view
     counts = {}
     for kind, script in RUN_DECISIONS + (VIEW_DECISIONS if views else ()):
         before = first_row(con, "SELECT count(*) FROM curation_decision WHERE kind = ?", [kind])[0]
-        con.execute(read_sql("evalhouse.warehouse", script), [run_id])
+        prepared = PREPARED.get(script)
+        if prepared is not None:
+            con.execute(read_sql("evalhouse.warehouse", prepared[0]))
+        try:
+            con.execute(read_sql("evalhouse.warehouse", script), [run_id])
+        finally:
+            for relation in prepared[1] if prepared is not None else ():
+                con.execute(f"DROP {relation.split()[0]} IF EXISTS {relation.split()[1]}")
         after = first_row(con, "SELECT count(*) FROM curation_decision WHERE kind = ?", [kind])[0]
         counts[kind] = after - before
     return counts

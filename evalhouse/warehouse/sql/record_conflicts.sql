@@ -1,6 +1,11 @@
 -- Write one curation_decision per multi-candidate cell whose resolution is new or has changed
 -- (different policy, candidate set or value), so the decision log stays a log of decisions
 -- rather than a copy of the view on every run. Parameter $1: the run id.
+-- Only cells with more than one candidate can have a conflict, and a cell's canonical row depends
+-- on its own candidates alone: the candidates of those cells are set apart first
+-- (conflicted_candidates.sql, run before this) and
+-- scores_canonical (the macro v_scores_canonical is made of) runs over them only, instead of
+-- ranking every score of the warehouse (10 s at 10^6 scores, most of them alone in their cell).
 INSERT INTO curation_decision (kind, rule, subject, detail, run_id)
 SELECT
     'conflict_resolution',
@@ -12,7 +17,7 @@ SELECT
                 'n_candidates', sc.n_candidates, 'score_ids', sc.score_ids, 'sources', sc.sources,
                 'evaluated_by', sc.evaluated_by, 'spread', sc.spread, 'disagreement', sc.disagreement),
     $1
-FROM v_scores_canonical sc
+FROM scores_canonical('_conflicted_candidates') sc
 CROSS JOIN LATERAL (
     SELECT md5(sc.policy || '|' || sc.score_ids::VARCHAR || '|' || round(sc.value, 12)::VARCHAR) AS signature
 ) sig

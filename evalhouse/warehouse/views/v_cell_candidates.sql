@@ -2,7 +2,8 @@
 -- Every current source row as a candidate for its cell (model configuration x benchmark x subset x
 -- metric x metric parameters x setup), with what the conflict policies need: the source tier, who
 -- ran the evaluation, when the run was, and the metric's bounds for orientation and normalisation.
-CREATE OR REPLACE VIEW v_cell_candidates AS
+-- The view is the table macro cell_candidates over every current score.
+CREATE OR REPLACE MACRO cell_candidates(current) AS TABLE
 SELECT
     c.*,
     coalesce(c.subset, '') AS subset_key,
@@ -13,8 +14,10 @@ SELECT
     c.evaluated_by = 'model_developer' AS developer_reported,
     coalesce(m.min_value, mb.min_value) AS metric_min,
     coalesce(m.max_value, mb.max_value) AS metric_max
-FROM v_score_current c
+FROM query_table(current) c
 LEFT JOIN source src ON src.source_key = c.source_key
 LEFT JOIN ingest_run r ON r.run_id = c.run_id
 LEFT JOIN metric m ON m.metric_id = c.metric_id
 LEFT JOIN metric mb ON mb.metric_id = split_part(c.metric_id, '.', 1);
+
+CREATE OR REPLACE VIEW v_cell_candidates AS SELECT * FROM cell_candidates('v_score_current');

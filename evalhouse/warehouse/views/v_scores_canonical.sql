@@ -14,7 +14,10 @@
 -- bounds, unbounded ones negated) and `orientation` says which was done. `spread` is the range of
 -- all candidates on the metric's normalised scale and `disagreement` flags it beyond the
 -- tolerance in curation_setting('disagreement_tolerance').
-CREATE OR REPLACE VIEW v_scores_canonical AS
+-- The view is the table macro scores_canonical over every candidate; a cell's row depends only on
+-- its own candidates, so the macro over a subset of cells (record_conflicts.sql: the cells with
+-- more than one candidate) gives exactly the view's rows for those cells.
+CREATE OR REPLACE MACRO scores_canonical(candidates) AS TABLE
 WITH settings AS (
     SELECT
         (SELECT value FROM curation_setting WHERE key = 'conflict_policy') AS policy,
@@ -32,7 +35,7 @@ ranked AS (
                                         cc.metric_params_key, cc.setup_key
                            ORDER BY cc.run_started_at DESC NULLS LAST, cc.observed_at DESC NULLS LAST,
                                     cc.source_key, cc.score_id) AS recency
-    FROM v_cell_candidates cc
+    FROM query_table(candidates) cc
     WINDOW cell AS (PARTITION BY cc.config_id, cc.benchmark_id, cc.subset_key, cc.metric_id, cc.metric_params_key,
                     cc.setup_key)
 ),
@@ -94,3 +97,5 @@ SELECT
     ) AS disagreement
 FROM chosen
 GROUP BY cell_id, config_id, benchmark_id, subset_key, metric_id, metric_params_key, setup_key;
+
+CREATE OR REPLACE VIEW v_scores_canonical AS SELECT * FROM scores_canonical('v_cell_candidates');

@@ -83,6 +83,7 @@ class Scan:
     end: int = 0  # bytes up to the end of the last complete blob (0: not even a complete magic)
     size: int = 0  # the file's size: beyond ``end`` is a torn tail
     corrupt: list[tuple[str, int, int, str]] = field(default_factory=list)  # with ``hashing``: the mismatches
+    foreign: bool = False  # whole first bytes that are not the magic: damaged, or not a pack at all
 
     @property
     def torn(self) -> int:
@@ -93,11 +94,14 @@ def scan(path: Path, *, hashing: bool = False) -> Scan:
     """Read a pack's blob headers from the start (and re-hash each blob with ``hashing``).
 
     A header or blob running past the end of the file is the torn tail of an unfinished write;
-    it is not a blob. A file not starting with the magic has no blobs."""
+    it is not a blob. A file not starting with the magic has no blobs (and is ``foreign`` unless
+    it is shorter than the magic: a writer killed before its first write)."""
     found = Scan()
     with open(path, "rb") as fh:
         found.size = os.fstat(fh.fileno()).st_size
-        if fh.read(len(PACK_MAGIC)) != PACK_MAGIC:
+        magic = fh.read(len(PACK_MAGIC))
+        if magic != PACK_MAGIC:
+            found.foreign = len(magic) == len(PACK_MAGIC)
             return found
         at = found.end = len(PACK_MAGIC)
         while True:
@@ -443,6 +447,8 @@ def verify_pack(pack: Path) -> tuple[int, list[tuple[str, str, str]]]:
             problems.append(("", f"packs/{idx.name}", f"{exc}; the pack was scanned instead"))
     if index is None:
         found = scan(pack, hashing=True)
+        if found.foreign:
+            problems.append(("", f"packs/{pack.name}", "does not start as a pack does (its first bytes are damaged)"))
         for sha, offset, length, problem in found.corrupt:
             problems.append((sha, location(pack.name, offset, length), problem))
         return len(found.blobs), problems

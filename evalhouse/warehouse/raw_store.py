@@ -263,10 +263,14 @@ class RawStore:
         """Append a blob to the open pack (opening one first); its storage path."""
         if self._writer is None:
             folder = self.root / "packs"
-            if not folder.is_dir():
-                folder.mkdir(parents=True, exist_ok=True)
-                fsync_dir(self.root)
-            self._writer = PackWriter(folder)
+            try:
+                if not folder.is_dir():
+                    folder.mkdir(parents=True, exist_ok=True)
+                    fsync_dir(self.root)
+                self._writer = PackWriter(folder)
+            except OSError as exc:
+                self.failed.add(digest)
+                raise self._cannot_write(exc) from exc
             self.failed.clear()  # a new pack: the last one's losses were settled
         writer = self._writer
         try:
@@ -418,7 +422,8 @@ class RawStore:
         - a pack without an index is read from the start and every blob re-hashed; its torn tail
           (a blob or header running past the end) is cut off and its index written, and a pack
           with no complete blob is removed. A complete blob that does not match its hash is not
-          guessed about: that pack is left as it is (``damaged_packs``) for ``verify`` to report.
+          guessed about, nor is a pack whose first bytes are not the pack magic: such a pack is left
+          as it is (``damaged_packs``) for ``verify`` to report.
 
         No committed row names a blob of a torn tail: a run settles (syncs and indexes) its pack
         before its rows commit. Call it only while holding the warehouse's writer lock: another
@@ -456,7 +461,7 @@ class RawStore:
     def _seal_left(pack: Path, done: dict[str, int]) -> None:
         """Cut a pack left unsealed back to its last complete blob and write its index."""
         found = scan(pack, hashing=True)
-        if found.corrupt:
+        if found.corrupt or found.foreign:
             done["damaged_packs"] += 1
             return
         if not found.blobs:

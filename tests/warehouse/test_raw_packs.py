@@ -194,12 +194,17 @@ def test_recover_removes_a_pack_with_no_whole_blob_and_leaves_a_damaged_one_to_v
     damaged.write_bytes(sealed.read_bytes())  # the same blobs, unsealed, one of them flipped
     _flip(damaged, parse_location(entries[1].storage_path)[1])
     (folder / ".tmp-1-x.idx").write_bytes(b"half an index")
+    (folder / "20000101T000000Z-empty.pack").write_bytes(PACK_MAGIC[:3])  # killed before its first write
+    foreign = folder / "29991231T000001Z-foreign.pack"
+    foreign.write_bytes(b"\x00" * 8 + sealed.read_bytes()[8:])  # its magic overwritten
     done = RawStore(store.root).recover()
-    assert (done["empty_packs"], done["damaged_packs"], done["temporary_files"]) == (1, 1, 1)
+    assert (done["empty_packs"], done["damaged_packs"], done["temporary_files"]) == (2, 2, 1)
+    assert foreign.stat().st_size == sealed.stat().st_size  # nothing guessed, nothing removed
     assert not (folder / "20000101T000000Z-torn.pack").exists() and not index_path(damaged).exists()
     problems = RawStore(store.root).verify().damaged
     assert [(d.sha256, d.storage_path.split("#")[0]) for d in problems] == [
-        (entries[1].sha256, f"packs/{damaged.name}")
+        (entries[1].sha256, f"packs/{damaged.name}"),
+        ("", f"packs/{foreign.name}"),
     ]
     assert RawStore(store.root).get(entries[1].sha256)  # the sealed copy, listed first, still serves it
 

@@ -1,8 +1,8 @@
 """Pack files: the payloads of one bulk run in one append-only file, found through a sorted index.
 
 A bulk import stores tens of thousands of small payloads; one file each costs the file system an
-inode allocation and a rename per payload (15–27% of an import's CPU). A pack is written
-sequentially through one buffer instead, and sealed with an index when the run's bytes are settled.
+inode allocation, a rename and a manifest write per payload. A pack is written sequentially
+through one buffer instead, and sealed with an index when the run's bytes are settled.
 
 ``packs/<id>.pack``::
 

@@ -78,10 +78,11 @@ def audit_model(
 
 
 def audit_verify(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
-    """Re-hash every raw store file and check every referenced payload's bytes are present.
+    """Re-hash every raw store object (loose files and packed blobs) and check every referenced
+    payload's bytes are present.
 
     Checks raw_snapshot.sha256, evaluation.raw_sha256 and evaluation.samples_sha256. Exit code 1
-    when any file no longer matches its hash or any referenced payload is missing.
+    when any object no longer matches its hash or any referenced payload is missing.
     """
     from evalhouse.config import raw_store_path
     from evalhouse.warehouse.audit import verify_raw
@@ -96,7 +97,7 @@ def audit_verify(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = F
         emit_json({"raw_store": str(store.root), **report.as_dict()})
     else:
         _line(
-            f"raw store {store.root}: re-hashed {report.files_checked:,} files, "
+            f"raw store {store.root}: re-hashed {report.objects_checked:,} stored objects, "
             f"{report.payloads_referenced:,} payloads referenced"
         )
         for item in report.corrupt:
@@ -106,7 +107,7 @@ def audit_verify(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = F
     if not report.ok:
         console.print(f"[bold red]{len(report.corrupt)} corrupt, {len(report.missing)} missing[/]", highlight=False)
         raise typer.Exit(1)
-    console.print("[green]ok[/]: every stored file matches its hash and every payload is present")
+    console.print("[green]ok[/]: every stored object matches its hash and every payload is present")
 
 
 def _refs(item: dict[str, Any]) -> str:

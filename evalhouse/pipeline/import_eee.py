@@ -189,10 +189,10 @@ class _TreeReader:
         return self.items(files)
 
     def settle(self) -> None:
-        """Every payload read so far on disk (the store writes behind); only the entries whose bytes
-        were stored stay, and a write error is raised."""
+        """Every payload read so far durable in the store (its pack synced and indexed); only the
+        entries whose bytes were stored stay, and a write error is raised."""
         try:
-            self.store.flush()
+            self.store.settle()
         finally:
             if self.store.failed:
                 self.entries[:] = [e for e in self.entries if e.sha256 not in self.store.failed]
@@ -271,7 +271,7 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
     root = Path(root)
     if not root.is_dir():
         raise DatastoreError(f"{root} is not a directory")
-    store.recover()  # a writer killed mid-put left temporary files or a torn manifest line
+    store.recover()  # a writer killed mid-put left temporary files, a torn manifest line or an unsealed pack
     data_root = _data_root(root)
     listing = list_tree(data_root)
     by_collection, outside = _aggregate_files(listing)
@@ -285,7 +285,7 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
         by_collection.items(), "import-eee: files", total=files, size=lambda c: len(c[1]), note=lambda c: c[0]
     )
     job = _Import(wh, root, listing, store, registry, after_load, batch_size, budget)
-    with store.writing_behind():  # payload files are written while the next records are parsed
+    with store.packing():  # each collection's new payloads go to one pack, sealed when its run settles
         for collection, files_of in steps:
             result, skipped = _import_collection(job, collection, files_of)
             summary.runs.append(result)

@@ -159,7 +159,7 @@ class LoadPlan:
     status: RunStatus | None = None  # the status to record when the load succeeds (default: by counts)
     degraded: str | None = None  # a drift guard's reason (pages missing): the load is ``partial`` with it
     # makes every payload of ``entries`` durable before a fetch row naming it commits (a raw store
-    # writing behind, see RawStore.writing_behind); on a write error it drops the unwritten entries
+    # writing a pack, see RawStore.packing); on a write error it drops the entries whose bytes were lost
     settle: Callable[[], None] | None = None
     # ``items()`` gives the whole stream again on every call: a load that ran out of its memory
     # budget may then run once more without it

@@ -25,6 +25,7 @@ def stored_payloads(wh: Warehouse, store: RawStore, key: str) -> list[Fetched]:
     rows = wh.con.execute(read_sql("evalhouse.pipeline", "reparse_payloads.sql"), [key]).fetchall()
     fetched = []
     for sha, url, retrieved_at, content_type, label in rows:
+        stored = store.find(sha)
         body = store.get(sha)
         meta = FetchMeta(key, url, sha, retrieved_at.replace(tzinfo=UTC), content_type, label)
         entry = RawEntry(
@@ -34,7 +35,7 @@ def stored_payloads(wh: Warehouse, store: RawStore, key: str) -> list[Fetched]:
             url=url,
             retrieved_at=retrieved_at.isoformat(),
             size_bytes=len(body),
-            storage_path=str(store.find(sha)),
+            storage_path=stored.storage_path if stored is not None else "",
             content_type=content_type,
             label=label,
         )

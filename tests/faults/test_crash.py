@@ -4,7 +4,7 @@ Each trial starts the real CLI in its own process, kills it with SIGKILL part-wa
 what a person would: the warehouse opens (the stale lock is recovered), every collection or
 source holds either its old state or its new one and never a part of a run, ``validate`` and
 ``audit verify`` pass, a rerun completes to the same state as an uninterrupted run, and no
-temporary file is left in the raw store.
+temporary file or unsealed pack is left in the raw store.
 """
 
 from __future__ import annotations
@@ -68,7 +68,12 @@ def _state(db: Path, view: str = "score") -> dict[str, tuple]:
 
 
 def _temporary_files(raw: Path) -> list[Path]:
-    return list(raw.glob("??/.tmp-*")) if raw.is_dir() else []
+    """What a killed writer leaves for the next one to sweep: temporary files, and packs never
+    sealed (no index: the next writer cuts their torn tail and indexes them)."""
+    if not raw.is_dir():
+        return []
+    unsealed = [p for p in raw.glob("packs/*.pack") if not p.with_suffix(".idx").exists()]
+    return [*raw.glob("??/.tmp-*"), *raw.glob("packs/.tmp-*"), *unsealed]
 
 
 def _checks(db: Path) -> None:

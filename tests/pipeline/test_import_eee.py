@@ -18,6 +18,7 @@ from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.schema.fingerprint import normalized_hash
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import export_tree
+from evalhouse.warehouse.raw_packs import PackWriter
 from evalhouse.warehouse.raw_store import RawStore
 
 DEMO_DIR = "formats/eee/demo-source"
@@ -224,29 +225,56 @@ def test_exported_tree_passes_the_eee_validator(shared: Path, tmp_path: Path) ->
 def test_a_raw_store_write_failure_fails_the_run_and_no_fetch_row_names_missing_bytes(
     wh: Warehouse, store: RawStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The raw store writes behind the parser; a payload it cannot write (the disk is full) fails
-    its collection's run, rolled back, and the failed run records only fetches whose bytes are on disk."""
+    """The import writes its payloads to a pack; a blob it cannot write (the disk is full) fails
+    its collection's run, rolled back, and the failed run records only fetches whose bytes are stored."""
     tree = tmp_path / "tree"
     for i in range(6):
         write(tree, f"c/org/m{i}/{uuid.uuid4()}.json", record_for(f"org/m{i}"))
-    write_file = RawStore._write
+    store.pack_buffer = 0  # every blob is handed to the OS as it is put: the 4th write is the 4th blob
+    write_out = PackWriter._write_out
     calls = []
 
-    def full_disk(self: RawStore, rel: str, data: bytes) -> None:
-        calls.append(rel)
+    def full_disk(self: PackWriter, data: bytes) -> None:
+        calls.append(next(reversed(self.blobs)))  # the blob this write carries
         if len(calls) == 4:
             raise OSError(errno.ENOSPC, "No space left on device")
-        write_file(self, rel, data)
+        write_out(self, data)
 
-    monkeypatch.setattr(RawStore, "_write", full_disk)
+    monkeypatch.setattr(PackWriter, "_write_out", full_disk)
     summary = import_tree(wh, tree, store)
     (run,) = summary.runs
     assert run.status == "failed" and "cannot write to the raw store" in (run.error or "")
     assert "No space left on device" in (run.error or "")
     assert wh.scalar("SELECT count(*) FROM evaluation") == 0  # rolled back
-    fetched = [p for (p,) in wh.con.execute("SELECT storage_path FROM raw_snapshot").fetchall()]
-    assert fetched and all((store.root / p).is_file() for p in fetched)
-    assert calls[3] not in fetched  # the payload that was not written is not claimed
+    fetched = dict(wh.con.execute("SELECT sha256, storage_path FROM raw_snapshot").fetchall())
+    assert sorted(fetched) == sorted(calls[:3])  # the blobs written before the disk filled, and no other
+    for sha, path in fetched.items():
+        assert path.startswith("packs/") and store.find(sha).storage_path == path and store.get(sha)
+    assert RawStore(store.root).find(calls[3]) is None  # the payload that was not written is not claimed
+    assert RawStore(store.root).verify().damaged == []  # the pack was cut back to its last whole blob and sealed
+
+
+def test_the_import_packs_its_payloads_and_an_unchanged_tree_adds_no_pack(
+    wh: Warehouse, store: RawStore, tmp_path: Path
+) -> None:
+    """Each collection's new payloads go to one pack (sealed: indexed) and the manifest names them
+    there; an unchanged re-import skips every file before storing anything, so it writes no pack."""
+    tree = tmp_path / "tree"
+    for collection in ("c1", "c2"):
+        for i in range(3):
+            write(tree, f"{collection}/org/m{i}/{uuid.uuid4()}.json", record_for(f"org/m{i}-{collection}"))
+    import_tree(wh, tree, store)
+    packs = sorted((store.root / "packs").glob("*.pack"))
+    assert len(packs) == 2 and all(p.with_suffix(".idx").is_file() for p in packs)
+    fetched = wh.con.execute("SELECT sha256, storage_path FROM raw_snapshot").fetchall()
+    assert len(fetched) == 6 and not list(store.root.glob("??/*"))
+    assert all(RawStore(store.root).find(sha).storage_path == path for sha, path in fetched)
+    manifest = [json.loads(line)["storage_path"] for line in store.manifest_path.read_text().splitlines()]
+    assert sorted(manifest) == sorted(path for _, path in fetched)
+    again = import_tree(wh, tree, RawStore(store.root))
+    assert {r.status for r in again.runs} == {"unchanged"}
+    assert sorted((store.root / "packs").glob("*.pack")) == packs
+    assert len(store.manifest_path.read_text().splitlines()) == 6
 
 
 @pytest.mark.parametrize(("value", "budget"), [(None, 192 * 2**20), ("64MB", 64 * 10**6), ("off", None)])

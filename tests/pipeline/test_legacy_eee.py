@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -213,6 +214,53 @@ def test_a_second_import_of_the_unchanged_corpus_adds_nothing(loaded: dict) -> N
     assert {r.status for r in loaded["second"].runs} == {"unchanged"}
     data = loaded["second"].as_dict()
     assert data["files_unchanged"] == sum(r.report.records_read for r in loaded["first"].runs)
+
+
+def _samples_line(record: dict, n: int) -> str:
+    return json.dumps(
+        {
+            "schema_version": "0.3.0",
+            "evaluation_id": record["evaluation_id"],
+            "model_id": record["model_info"]["id"],
+            "evaluation_name": record["evaluation_results"][0]["evaluation_name"],
+            "sample_id": f"s{n}",
+            "interaction_type": "single_turn",
+            "input": {"raw": f"question {n}", "reference": ["4"]},
+            "output": {"raw": ["4"]},
+            "evaluation": {"score": 1.0, "is_correct": True},
+        }
+    )
+
+
+def test_export_reads_samples_back_from_the_packs_of_the_real_corpus(corpus: Path, tmp_path: Path) -> None:
+    """The real corpus, with a samples file beside the first record of each collection, imported:
+    each collection's payloads are one pack, and export-eee writes every samples file back byte
+    for byte from its pack (re-hashed on the way out)."""
+    tree = tmp_path / "tree"
+    shutil.copytree(corpus / "data", tree / "data")
+    written = {}
+    for folder in sorted((tree / "data").iterdir()):
+        first = min(folder.rglob("*.json"))
+        record = json.loads(first.read_text())
+        samples = first.with_name(first.stem + "_samples.jsonl")
+        samples.write_text("".join(_samples_line(record, n) + "\n" for n in range(3)))
+        written[record["evaluation_id"]] = samples.read_bytes()
+    db = tmp_path / "w.duckdb"
+    with Warehouse.open(db) as wh:
+        summary = import_tree(wh, tree, RawStore(raw_store_path(db)))
+        paths = wh.con.execute(
+            "SELECT r.storage_path FROM raw_snapshot r JOIN evaluation e ON e.samples_sha256 = r.sha256"
+        ).fetchall()
+    assert not [r for r in summary.runs if r.status == "failed"]
+    assert len(paths) == len(written) and all(p.startswith("packs/") and ".pack#" in p for (p,) in paths)
+    packs = sorted((raw_store_path(db) / "packs").glob("*.pack"))
+    assert len(packs) == len(written) and all(p.with_suffix(".idx").is_file() for p in packs)  # one per collection
+    assert not list(raw_store_path(db).glob("??/*"))  # no loose file
+    with Warehouse.open(db, read_only=True) as wh:
+        exported = export_tree(wh, tmp_path / "out", RawStore(raw_store_path(db)))
+    assert exported.samples == len(written)
+    out = {p.read_bytes() for p in (tmp_path / "out").rglob("*_samples.jsonl")}
+    assert out == set(written.values())
 
 
 @pytest.mark.conformance

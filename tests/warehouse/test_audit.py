@@ -23,7 +23,8 @@ from evalhouse.config import raw_store_path
 from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse.audit import AuditError, model_report, score_chain, verify_raw
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw_packs import parse_location
+from evalhouse.warehouse.raw_store import RawStore, RawStoreError
 
 runner = CliRunner()
 
@@ -98,7 +99,9 @@ def test_a_score_chain_reaches_the_bytes(wh: Warehouse, db: Path) -> None:
     raw = chain["raw"]
     source_file = Path(raw["url"].removeprefix("file://"))
     assert hashlib.sha256(source_file.read_bytes()).hexdigest() == raw["sha256"]
-    assert raw["bytes"]["status"] == "ok" and raw["storage_path"].startswith(raw["sha256"][:2] + "/")
+    assert raw["bytes"]["status"] == "ok" and raw["storage_path"].startswith("packs/")  # the import packs
+    pack, span = raw["storage_path"].removeprefix("packs/").split("#")
+    assert raw["bytes"]["path"] == str(raw_store_path(db) / "packs" / pack) + "#" + span
     assert raw["record_locator"].startswith("data/c/org/zephyr-7b-alpha/")
     assert raw["score_locator"] == f"{raw['record_locator']} / evaluation_results[0]"
     assert len(raw["fetches"]) == 1  # the unchanged file was not fetched again on re-import
@@ -176,26 +179,36 @@ def test_audit_model_by_source_id_and_by_name(wh: Warehouse, db: Path) -> None:
     assert len(as_json["scores"]) == 2
 
 
-def test_audit_verify_detects_a_flipped_byte_and_a_missing_file(db: Path) -> None:
+def test_audit_verify_detects_a_flipped_byte_in_a_packed_blob_and_a_missing_pack(db: Path) -> None:
     store = RawStore(raw_store_path(db))
     ok = runner.invoke(cli(), ["--db", str(db), "audit", "verify", "--json"])
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.stdout)["ok"] is True
-    files = sorted(p for p in store.root.glob("??/*"))
-    victim = files[0]
-    data = bytearray(victim.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    victim.write_bytes(bytes(data))
+    assert json.loads(ok.stdout)["objects_checked"] == len(RECORDS) + 1  # two imports, two packs
+    with Warehouse.open(db, read_only=True) as wh:
+        fetched = wh.con.execute("SELECT sha256, storage_path FROM raw_snapshot ORDER BY retrieved_at").fetchall()
+    (victim_sha, victim), *_, (lost_sha, lost) = fetched
+    pack, offset, length = parse_location(victim)
+    with open(store.root / "packs" / pack, "r+b") as fh:  # one byte inside the blob, not its header
+        fh.seek(offset + length // 2)
+        byte = fh.read(1)[0]
+        fh.seek(offset + length // 2)
+        fh.write(bytes([byte ^ 0x01]))
     result = runner.invoke(cli(), ["--db", str(db), "audit", "verify"])
     assert result.exit_code == 1
-    assert "CORRUPT" in result.stdout and victim.name in result.stdout
-    files[1].unlink()
+    assert f"CORRUPT {victim}" in result.stdout and "re-hashed 4 stored objects" in result.stdout
+    other_pack = parse_location(lost)[0]
+    assert other_pack != pack  # the re-import's one new payload went to a pack of its own
+    (store.root / "packs" / other_pack).unlink()
+    (store.root / "packs" / other_pack).with_suffix(".idx").unlink()
     with Warehouse.open(db, read_only=True) as wh:
-        report = verify_raw(wh.con, store)
-    assert [c["sha256"] for c in report.corrupt] == [victim.name.split(".")[0]]
+        report = verify_raw(wh.con, RawStore(raw_store_path(db)))
+    assert [(c["sha256"], c["path"]) for c in report.corrupt] == [(victim_sha, victim)]
     assert report.corrupt[0]["referenced_by"] == ["evaluation.raw_sha256", "raw_snapshot"]
-    assert [m["sha256"] for m in report.missing] == [files[1].name.split(".")[0]]
-    assert not report.ok
+    assert [m["sha256"] for m in report.missing] == [lost_sha]
+    assert report.objects_checked == len(RECORDS) and not report.ok
+    with pytest.raises(RawStoreError, match="no longer matches"):
+        store.get(victim_sha)
 
 
 def test_validate_cli_exits_non_zero_naming_the_failed_expectation(db: Path) -> None:

@@ -1,10 +1,10 @@
-"""The raw store's integrity: every stored file re-hashed, every referenced payload present."""
+"""The raw store's integrity: every stored object (loose file or packed blob) re-hashed, every
+referenced payload present."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -14,20 +14,25 @@ from evalhouse.warehouse.raw_store import RawStore
 
 
 def payload_status(store: RawStore, sha256: str) -> dict[str, Any]:
-    """Whether the bytes of ``sha256`` are in ``store`` and still hash to it (re-hashed here)."""
-    path = store.find(sha256)
-    if path is None:
+    """Whether the bytes of ``sha256`` are in ``store`` and still hash to it (re-hashed here);
+    ``path`` is the file holding them (``<pack>#<offset>+<length>`` for a packed blob)."""
+    stored = store.find(sha256)
+    if stored is None:
         return {"status": "missing", "path": None}
-    actual = hashlib.sha256(path.read_bytes()).hexdigest()
+    try:
+        actual = hashlib.sha256(stored.read()).hexdigest()
+    except OSError as exc:
+        return {"status": f"unreadable: {exc}", "path": str(stored)}
     status = "ok" if actual == sha256 else f"corrupt: sha256 is now {actual}"
-    return {"status": status, "path": str(path)}
+    return {"status": status, "path": str(stored)}
 
 
 @dataclass
 class RawVerification:
-    """What ``verify_raw`` found: files whose bytes changed, and referenced payloads with no file."""
+    """What ``verify_raw`` found: stored objects whose bytes changed, and referenced payloads with
+    no stored bytes."""
 
-    files_checked: int = 0
+    objects_checked: int = 0  # loose files and packed blobs re-hashed
     payloads_referenced: int = 0
     corrupt: list[dict[str, Any]] = field(default_factory=list)
     missing: list[dict[str, Any]] = field(default_factory=list)
@@ -39,7 +44,7 @@ class RawVerification:
     def as_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
-            "files_checked": self.files_checked,
+            "objects_checked": self.objects_checked,
             "payloads_referenced": self.payloads_referenced,
             "corrupt": self.corrupt,
             "missing": self.missing,
@@ -47,26 +52,22 @@ class RawVerification:
 
 
 def verify_raw(con: duckdb.DuckDBPyConnection, store: RawStore) -> RawVerification:
-    """Re-hash every stored file and check every referenced payload has its bytes present.
+    """Re-hash every stored object and check every referenced payload has its bytes present.
 
-    A corrupt file is reported with what refers to it (a corrupt file nothing refers to is still
-    reported: the store's promise is that a name is the hash of its bytes).
+    A corrupt object is reported by its storage path (``ab/abcd….json`` or
+    ``packs/<id>.pack#<offset>+<length>``) with what refers to it (a corrupt object nothing refers
+    to is still reported: the store's promise is that a name is the hash of its bytes).
     """
     referenced = {r["sha256"]: r for r in rows(con, "audit_payloads.sql")}
-    report = RawVerification(
-        files_checked=sum(1 for p in store.root.glob("??/*") if not p.name.startswith(".tmp-"))
-        if store.root.is_dir()
-        else 0,
-        payloads_referenced=len(referenced),
-    )
-    for path, problem in store.verify():
-        sha = Path(path).name.split(".")[0]
-        ref = referenced.get(sha)
+    check = store.verify()
+    report = RawVerification(objects_checked=check.objects, payloads_referenced=len(referenced))
+    for damage in check.damaged:
+        ref = referenced.get(damage.sha256)
         report.corrupt.append(
             {
-                "sha256": sha,
-                "path": path,
-                "problem": problem,
+                "sha256": damage.sha256,
+                "path": damage.storage_path,
+                "problem": damage.problem,
                 "referenced_by": ref["referenced_by"] if ref else [],
                 "n_evaluations": ref["n_evaluations"] if ref else 0,
                 "url": ref["url"] if ref else None,

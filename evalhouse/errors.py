@@ -53,6 +53,17 @@ class WarehouseLocked(WarehouseError):
     """Another process holds the writer lock; the message names it."""
 
 
+class CommitFailed(WarehouseError):
+    """A transaction's COMMIT failed, so nothing it wrote is kept. When DuckDB invalidated the
+    database (it does so when a commit runs out of memory), the warehouse was reopened as it was
+    before the transaction; ``out_of_memory`` says whether memory was the reason."""
+
+    def __init__(self, message: str, *, out_of_memory: bool = False, reopened: bool = False) -> None:
+        super().__init__(message)
+        self.out_of_memory = out_of_memory
+        self.reopened = reopened
+
+
 class MigrationError(WarehouseError):
     """A migration was edited after it was applied, or the file is newer than this evalhouse."""
 

@@ -262,7 +262,7 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
 ) -> ImportSummary:
     """Import every collection under ``root``; one run (one transaction) per collection, loaded in
     batches of ``batch_size`` records, DuckDB spilling past ``memory_budget`` bytes beyond what its
-    indexes hold (``None``: no budget; ``"env"``: ``$EVALHOUSE_LOAD_BUDGET`` or 192 MB; see
+    indexes hold (``None``: no budget; ``"env"``: ``$EVALHOUSE_LOAD_BUDGET`` or 256 MB; see
     :func:`~evalhouse.pipeline.ledger.run_load`)."""
     if batch_size < 1:
         raise InputError(f"the batch size must be a positive number of records, not {batch_size}")

@@ -30,7 +30,7 @@ import duckdb
 from evalhouse.config import ENV_MEMORY
 from evalhouse.curation.identity import IdentityFrom
 from evalhouse.curation.registry import Registry
-from evalhouse.errors import RunFailed
+from evalhouse.errors import CommitFailed, RunFailed
 from evalhouse.ingest.redaction import redact_stored, url_secrets
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParseItem
@@ -88,7 +88,7 @@ class RunContext:
     details: dict[str, Any] = field(default_factory=dict)
     view_decisions: bool = True  # False: the caller records conflict and metric decisions once, later
     batch_size: int = DEFAULT_BATCH_SIZE  # records per dedup query and per insert (memory holds one batch)
-    # DuckDB's bytes beyond what its indexes hold (None: no budget); $EVALHOUSE_LOAD_BUDGET, else 192 MB
+    # DuckDB's bytes beyond what its indexes hold (None: no budget); $EVALHOUSE_LOAD_BUDGET, else 256 MB
     memory_budget: int | None = field(default_factory=load_budget)
     run_id: str = ""
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
@@ -301,7 +301,7 @@ def run_load(wh: Warehouse, ctx: RunContext, plan: LoadPlan) -> RunResult:
         try:
             with _within(wh, ctx.memory_budget) as budget:
                 _load_once(wh, ctx, plan, result, budget)
-        except duckdb.Error as exc:
+        except (duckdb.Error, CommitFailed) as exc:
             short = _out_of_memory(exc)
             if short is None or not plan.replayable or ctx.memory_budget is None:
                 raise
@@ -328,12 +328,13 @@ def _within(wh: Warehouse, budget: int | None) -> AbstractContextManager[Budget 
     return nullcontext() if budget is None else loading_within(wh.con, budget)
 
 
-def _out_of_memory(exc: BaseException) -> duckdb.OutOfMemoryException | None:
+def _out_of_memory(exc: BaseException) -> BaseException | None:
     """The out-of-memory error behind ``exc``: a statement after it fails with "transaction is
-    aborted" (an ``unregister`` in a ``finally``), and that is the error that propagates."""
+    aborted", and that is the error that propagates; a commit out of memory is a
+    :class:`CommitFailed` (the warehouse reopened the invalidated database)."""
     seen: BaseException | None = exc
     while seen is not None:
-        if isinstance(seen, duckdb.OutOfMemoryException):
+        if isinstance(seen, duckdb.OutOfMemoryException) or (isinstance(seen, CommitFailed) and seen.out_of_memory):
             return seen
         seen = seen.__cause__ or seen.__context__
     return None
@@ -388,7 +389,7 @@ def _load_once(wh: Warehouse, ctx: RunContext, plan: LoadPlan, result: RunResult
         items_details = {"items": result.items.as_dict()} if result.items else {}
         _insert_run(con, ctx, result, fp, {**ctx.details, "load": result.report.as_dict(), **items_details})
         if budget is not None:
-            budget.lift()  # commit with the configured limit: a commit out of memory invalidates the database
+            budget.for_commit()  # bounded too; one out of memory is a CommitFailed, replayed without it
 
 
 #: Tables holding what a parser produced for a source (raw bytes and run history are not here).

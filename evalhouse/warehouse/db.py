@@ -25,7 +25,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
@@ -35,7 +35,7 @@ from typing import IO, Any, Self
 import duckdb
 
 from evalhouse.config import duckdb_config, reader_wait
-from evalhouse.errors import MigrationError, WarehouseError, WarehouseLocked
+from evalhouse.errors import CommitFailed, MigrationError, WarehouseError, WarehouseLocked
 
 #: How long a writer waits to reopen the database for its load while readers have it open.
 WRITER_REOPEN_WAIT_S = 600.0
@@ -383,8 +383,35 @@ class Warehouse:
             self.con.execute("ROLLBACK")
             self._idle()
             raise
-        self.con.execute("COMMIT")
+        try:
+            self.con.execute("COMMIT")
+        except duckdb.Error as exc:
+            reopened = self._after_failed_commit()
+            why = str(exc).splitlines()[0]
+            raise CommitFailed(
+                f"the commit failed ({why}); nothing of the transaction is kept"
+                + ("; the database was reopened as it was before it" if reopened else ""),
+                out_of_memory=_out_of_memory(exc),
+                reopened=reopened,
+            ) from exc
         self._idle()
+
+    def _after_failed_commit(self) -> bool:
+        """Make the connection usable again after a failed COMMIT: DuckDB invalidates the whole
+        database when a commit fails on a fatal error (out of memory among them), and only a new
+        connection sees it again, as it was before the transaction. Returns whether it reopened."""
+        try:
+            self.con.execute("SELECT 1").fetchall()
+        except duckdb.FatalException:
+            self.con.close()
+            self._con = _connect(self.path, read_only=self.read_only, wait=WRITER_REOPEN_WAIT_S, who="writer")
+            self._idle()
+            return True
+        # in case the failed commit left its transaction open (if DuckDB ended it, there is none)
+        with suppress(duckdb.TransactionException):
+            self.con.execute("ROLLBACK")
+        self._idle()
+        return False
 
     def _idle(self) -> None:
         if self._lock is not None:
@@ -476,6 +503,13 @@ class Warehouse:
     def scalar(self, sql: str, params: list[Any] | None = None) -> Any:
         row = first_row(self.con, sql, params)
         return row[0] if row else None
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """Whether DuckDB failed for want of memory (an out-of-memory error, or a commit that could not
+    pin a buffer within the memory limit)."""
+    text = str(exc)
+    return isinstance(exc, duckdb.OutOfMemoryException) or "failed to pin block" in text or "Out of Memory" in text
 
 
 def first_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> tuple | None:

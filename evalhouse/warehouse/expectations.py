@@ -88,12 +88,17 @@ class ValidationFailed(RunFailed):
 
 @dataclass(frozen=True)
 class Frame:
-    """A check frame: the SQL that builds it and the column that identifies a bad row."""
+    """A check frame: the SQL that builds it and the column that identifies a bad row.
+
+    ``unique_by`` says, per column, the table whose constraints make its values unique (the
+    column of that table with a UNIQUE or PRIMARY KEY constraint, or a key derived from it and
+    checked to be): a uniqueness check of the column holds by construction while they stand."""
 
     name: str
     sql_file: str
     index: str
     uses_current_scores: bool = False
+    unique_by: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -112,8 +117,14 @@ class Check:
 FRAMES = {
     f.name: f
     for f in (
-        Frame("scores", "frame_scores.sql", "score_id"),
-        Frame("evaluations", "frame_evaluations.sql", "evaluation_id"),
+        # a score's id is its fingerprint's first 62 bits, checked (migration 0080), and its key
+        Frame("scores", "frame_scores.sql", "score_id", unique_by={"fingerprint": ("score_value", "score_id")}),
+        Frame(
+            "evaluations",
+            "frame_evaluations.sql",
+            "evaluation_id",
+            unique_by={"fingerprint": ("evaluation", "fingerprint")},
+        ),
         Frame("model_configs", "frame_model_configs.sql", "config_id", uses_current_scores=True),
         Frame("benchmarks", "frame_benchmarks.sql", "benchmark_id", uses_current_scores=True),
         Frame("release_dates", "frame_release_dates.sql", "evidence_id"),
@@ -386,15 +397,17 @@ def _sql(name: str) -> str:
     return read_sql("evalhouse.warehouse", name)
 
 
-def frame_sql(frame: Frame, *, ordered: bool = False) -> str:
-    """The frame's query; frames that count current scores get the ``current_scores`` CTE.
+def frame_sql(frame: Frame, *, ordered: bool = False, current_scores: str | None = None) -> str:
+    """The frame's query; frames that count current scores get the ``current_scores`` CTE (over
+    the relation ``current_scores`` names when the caller computed it once for several frames).
 
     ``ordered`` sorts the rows by the frame's index, as the pandas frames great-expectations reads
     are (its examples are the first offending rows); the set-based checks need no order and skip
     the sort of the whole warehouse."""
     sql = _sql(frame.sql_file)
     if frame.uses_current_scores:
-        sql = f"WITH current_scores AS (\n{_sql('current_scores.sql')}\n)\n{sql}"
+        body = _sql("current_scores.sql") if current_scores is None else f"SELECT * FROM {current_scores}"
+        sql = f"WITH current_scores AS (\n{body}\n)\n{sql}"
     if ordered:
         sql = f'SELECT * FROM (\n{sql}\n) AS frame ORDER BY "{frame.index}"'
     return sql

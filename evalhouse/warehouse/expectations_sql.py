@@ -20,6 +20,7 @@ from typing import Any
 
 import duckdb
 
+from evalhouse.common.resources import read_sql
 from evalhouse.curation.canonicalise import EPSILON
 from evalhouse.warehouse.expectations import (
     CHECKS,
@@ -82,7 +83,7 @@ def _example(check: Check, frame: Frame) -> str:
     return "{" + ", ".join(f"'{c}': \"{c}\"" for c in fields) + "}"
 
 
-def _frame_query(frame: Frame, checks: list[Check], today: datetime) -> str:
+def _frame_query(frame: Frame, checks: list[Check], today: datetime, current_scores: str | None = None) -> str:
     """One pass over the frame: per check, rows considered, unexpected rows and examples."""
     flags, aggregates = [], []
     for i, check in enumerate(checks):
@@ -94,7 +95,8 @@ def _frame_query(frame: Frame, checks: list[Check], today: datetime) -> str:
             f"AS examples_{i}"
         )
     return (
-        f"WITH f AS ({frame_sql(frame)}), flagged AS (SELECT f.*, {', '.join(flags)} FROM f) "
+        f"WITH f AS ({frame_sql(frame, current_scores=current_scores)}), "
+        f"flagged AS (SELECT f.*, {', '.join(flags)} FROM f) "
         f"SELECT count(*) AS element_count, {', '.join(aggregates)} FROM flagged"
     )
 
@@ -117,8 +119,35 @@ def _repeats_query(frame: Frame, check: Check, *, examples: bool) -> str:
     )
 
 
+def enforced(con: duckdb.DuckDBPyConnection, frame: Frame, check: Check) -> bool:
+    """Whether the warehouse's constraints make the check's column unique (``Frame.unique_by``):
+    the table's key is that column, or a key derived from it with a CHECK tying the two; a
+    temporary table of the same name (which has no constraints and is what the name reads) or a
+    dropped constraint means the rows are counted."""
+    column = check.kwargs["column"]
+    found = frame.unique_by.get(column)
+    if found is None:
+        return False
+    table, key = found
+    shadowed = _first(con, "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = $t", {"t": table})
+    if shadowed:
+        return False
+    rows = con.execute(
+        "SELECT constraint_type, constraint_column_names, coalesce(expression, '') FROM duckdb_constraints()"
+        " WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?",
+        [table],
+    ).fetchall()
+    keyed = any(kind in ("PRIMARY KEY", "UNIQUE") and list(cols) == [key] for kind, cols, _ in rows)
+    if key == column:
+        return keyed
+    return keyed and any(kind == "CHECK" and key in expr and column in expr for kind, _, expr in rows)
+
+
 def _repeats(con: duckdb.DuckDBPyConnection, frame: Frame, check: Check, params: dict[str, Any]) -> tuple[int, list]:
-    """How many rows of the frame repeat the check's column, and up to 20 of them."""
+    """How many rows of the frame repeat the check's column, and up to 20 of them (none, without
+    counting, where the warehouse's constraints make them unique: :func:`enforced`)."""
+    if enforced(con, frame, check):
+        return 0, []
     unexpected = int(_first(con, _repeats_query(frame, check, examples=False), params))
     if not unexpected:
         return 0, []
@@ -139,9 +168,34 @@ def evaluate_sql(
     summary = ValidationSummary(f"val-{stamp:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}", run_id)
     today_ts = datetime.combine(today or stamp.date(), datetime.min.time())
     level_of = levels(con)
+    # the current scores, which two frames count, computed once
+    current = "_checkpoint_current_scores"
+    con.execute(
+        f"CREATE OR REPLACE TEMPORARY TABLE {current} AS {read_sql('evalhouse.warehouse', 'current_scores.sql')}",
+        {"run_id": run_id},
+    )
+    try:
+        _evaluate_frames(con, summary, today_ts, level_of, run_id=run_id, current=current)
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {current}")
+    order = {(c.suite, c.name): i for i, c in enumerate(CHECKS)}
+    summary.outcomes.sort(key=lambda o: order[(o.suite, o.name)])
+    summary.duration_s = time.perf_counter() - t0
+    return summary
+
+
+def _evaluate_frames(  # noqa: PLR0913 - the summary it fills and what each frame query needs
+    con: duckdb.DuckDBPyConnection,
+    summary: ValidationSummary,
+    today_ts: datetime,
+    level_of: dict[str, Any],
+    *,
+    run_id: str | None,
+    current: str,
+) -> None:
     for name, frame in FRAMES.items():
         checks = [c for c in CHECKS if c.frame == name]
-        sql = _frame_query(frame, checks, today_ts)
+        sql = _frame_query(frame, checks, today_ts, current)
         available = {"run_id": run_id, "epsilon": EPSILON}
         params = {p: available[p] for p in set(PARAM_RE.findall(sql))}
         cursor = con.execute(sql, params)
@@ -157,10 +211,6 @@ def evaluate_sql(
             summary.outcomes.append(
                 _outcome(check, frame, (int(row[f"considered_{i}"]), unexpected, examples), total, level_of)
             )
-    order = {(c.suite, c.name): i for i, c in enumerate(CHECKS)}
-    summary.outcomes.sort(key=lambda o: order[(o.suite, o.name)])
-    summary.duration_s = time.perf_counter() - t0
-    return summary
 
 
 def _outcome(

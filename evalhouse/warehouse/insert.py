@@ -41,10 +41,8 @@ def insert_rows(
     else:
         columns = list(dict.fromkeys(k for row in rows for k in row))
         values = [[row.get(k) for row in rows] for k in columns]
-    data = pa.Table.from_arrays([arrow_columns.column(col) for col in values], names=columns)
-    con.register("_load_rows", data)
-    try:
-        cols = ", ".join(columns)
-        con.execute(f"{verb} {table} ({cols}) SELECT {cols} FROM _load_rows")
-    finally:
-        con.unregister("_load_rows")
+    # read by its variable name in the SQL (DuckDB's replacement scan): a table registered inside
+    # a transaction stays alive until the transaction ends, even after unregister
+    _load_rows = pa.Table.from_arrays([arrow_columns.column(col) for col in values], names=columns)
+    cols = ", ".join(columns)
+    con.execute(f"{verb} {table} ({cols}) SELECT {cols} FROM _load_rows")

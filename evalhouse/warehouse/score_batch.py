@@ -174,17 +174,20 @@ class ScoreBatch:
             return
         import pyarrow as pa  # noqa: PLC0415 - see _schemas
 
-        tables = {"records": self.records, "groups": self.groups, "cells": self.cells, "scores": self.scores}
-        for name, rows in tables.items():
+        def table(name: str, rows: list[tuple[Any, ...]]) -> pa.Table:
             schema = _schemas()[name]
             arrays = [column(col, schema.field(i).type) for i, col in enumerate(zip(*rows, strict=True))]
-            con.register(f"_batch_{name}", pa.Table.from_arrays(arrays, schema=schema))
-        try:
-            con.execute(read_sql("evalhouse.warehouse", "insert_scores.sql"))
-            clashes = con.execute(read_sql("evalhouse.warehouse", "score_id_collisions.sql")).fetchall()
-        finally:
-            for name in tables:
-                con.unregister(f"_batch_{name}")
+            return pa.Table.from_arrays(arrays, schema=schema)
+
+        # The SQL reads these Arrow tables by their variable names (DuckDB's replacement scan). A
+        # table registered inside a transaction stays alive until the transaction ends, even after
+        # unregister: a collection's batches (its records' JSON among them) were held twice over.
+        _batch_records = table("records", self.records)
+        _batch_groups = table("groups", self.groups)
+        _batch_cells = table("cells", self.cells)
+        _batch_scores = table("scores", self.scores)
+        con.execute(read_sql("evalhouse.warehouse", "insert_scores.sql"))
+        clashes = con.execute(read_sql("evalhouse.warehouse", "score_id_collisions.sql")).fetchall()
         if clashes:
             raise WarehouseError(
                 f"content ids name different content in the warehouse ({clashes[:3]}): two different canonical "

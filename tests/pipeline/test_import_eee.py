@@ -18,6 +18,7 @@ from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.schema.fingerprint import normalized_hash
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import export_tree
+from evalhouse.warehouse.memory_budget import LOAD_BUDGET_BYTES
 from evalhouse.warehouse.raw_packs import PackWriter
 from evalhouse.warehouse.raw_store import RawStore
 
@@ -277,7 +278,7 @@ def test_the_import_packs_its_payloads_and_an_unchanged_tree_adds_no_pack(
     assert len(store.manifest_path.read_text().splitlines()) == 6
 
 
-@pytest.mark.parametrize(("value", "budget"), [(None, 192 * 2**20), ("64MB", 64 * 10**6), ("off", None)])
+@pytest.mark.parametrize(("value", "budget"), [(None, LOAD_BUDGET_BYTES), ("64MB", 64 * 10**6), ("off", None)])
 def test_each_collection_loads_within_the_budget_the_environment_sets(
     value: str | None, budget: int | None, wh: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -414,3 +414,50 @@ def test_decisions_that_do_not_fit_the_chosen_memory_limit_say_what_to_raise(
         assert "(15.2 MiB:" in str(failed.value)  # the limit in force, as DuckDB renders 16 MB
         assert wh.scalar("SELECT count(*) FROM curation_decision WHERE kind = 'conflict_resolution'") == 0
     assert before > 0
+
+
+def test_a_commit_out_of_memory_loads_the_collection_again_without_the_budget(
+    loaded: dict, corpus: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load's commit runs within a budget too. A commit that runs out of memory keeps nothing
+    (the warehouse reopens the database when DuckDB invalidated it: tests/warehouse/test_db.py) and
+    the load runs again without a budget. Here the first commit of every collection's budgeted
+    load fails so: the same rows, quarantines, decisions and runs as the default import."""
+    from contextlib import contextmanager
+
+    from evalhouse.errors import CommitFailed
+    from evalhouse.pipeline import ledger
+
+    budgeted = {"load": False}
+    load_once, transaction = ledger._load_once, Warehouse.transaction
+
+    def tracked(wh, ctx, plan, result, budget):
+        budgeted["load"] = budget is not None
+        return load_once(wh, ctx, plan, result, budget)
+
+    @contextmanager
+    def failing(self):
+        if not budgeted["load"]:
+            with transaction(self) as con:
+                yield con
+            return
+        budgeted["load"] = False
+        self.con.execute("BEGIN TRANSACTION")
+        yield self.con
+        self.con.execute("ROLLBACK")
+        raise CommitFailed("the commit failed (out of memory)", out_of_memory=True, reopened=True)
+
+    monkeypatch.setattr(ledger, "_load_once", tracked)
+    monkeypatch.setattr(Warehouse, "transaction", failing)
+    db = tmp_path / "w.duckdb"
+    with Warehouse.open(db) as wh:
+        first = import_tree(wh, corpus, RawStore(raw_store_path(db)))
+        said = capfd.readouterr().err
+        monkeypatch.undo()
+        import_tree(wh, corpus, RawStore(raw_store_path(db)))  # as the fixture: twice
+    replayed = [line for line in said.splitlines() if "the commit failed" in line]
+    assert len(replayed) == len(first.runs) and all("loading it again without" in line for line in replayed)
+    assert [r.status for r in first.runs] == [r.status for r in loaded["first"].runs]
+    assert [r.counts for r in first.runs] == [r.counts for r in loaded["first"].runs]
+    for table in SAME_TABLES:
+        assert table_contents(db, table) == table_contents(loaded["db"], table), table

@@ -196,3 +196,23 @@ def test_scores_stored_whole_before_migration_0080_read_back_the_same_through_th
     assert got.column_names == want.column_names
     for name in got.column_names:
         assert got.column(name).to_pylist() == want.column(name).to_pylist(), name
+
+
+def test_a_commit_out_of_memory_reopens_the_warehouse_as_it_was(tmp_path: Path) -> None:
+    """A commit that runs out of memory keeps nothing; the warehouse says so (CommitFailed,
+    out_of_memory), reopens the database when DuckDB invalidated it, and is as it was before the
+    transaction and usable."""
+    from evalhouse.errors import CommitFailed
+
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        wh.con.execute("CREATE TABLE t (a VARCHAR)")
+        wh.con.execute("INSERT INTO t VALUES ('kept')")
+        with pytest.raises(CommitFailed) as failed, wh.transaction() as con:
+            con.execute("INSERT INTO t SELECT repeat('x', 20000) || i FROM range(20000) r(i)")
+            con.execute("SET memory_limit = '20MB'")  # the new rows may spill, the commit finds no room
+        assert failed.value.out_of_memory  # reopened when DuckDB invalidated the database (it may not)
+        assert "nothing of the transaction is kept" in str(failed.value)
+        assert wh.con.execute("SELECT a FROM t").fetchall() == [("kept",)]
+        with wh.transaction() as con:  # and the warehouse writes again
+            con.execute("INSERT INTO t VALUES ('after')")
+        assert wh.scalar("SELECT count(*) FROM t") == 2

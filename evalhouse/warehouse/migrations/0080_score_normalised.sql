@@ -74,12 +74,46 @@ CREATE TABLE score_value (
     source_row_key       TEXT NOT NULL
 );
 
--- What every score of a record shares.
-ALTER TABLE evaluation ADD COLUMN evaluated_by TEXT;
-ALTER TABLE evaluation ADD COLUMN original_source TEXT;
-ALTER TABLE evaluation ADD COLUMN original_source_url TEXT;
-ALTER TABLE evaluation ADD COLUMN observed_at TIMESTAMP;
-ALTER TABLE evaluation ADD COLUMN migration_steps TEXT[];
+-- The evaluation table again, with what every score of a record shares at its end, and the
+-- record (the whole EEE JSON, ~15 KB for 25 results) compressed with zstd: DuckDB's default
+-- analysis of such long strings cost a second per 4,000 records at every checkpoint and gave a
+-- file five times larger. DuckDB changes a column's compression only when a table is created.
+CREATE TABLE evaluation_v8 (
+    evaluation_id          TEXT PRIMARY KEY,
+    fingerprint            TEXT NOT NULL UNIQUE,
+    source_key             TEXT NOT NULL,
+    collection             TEXT NOT NULL,
+    datastore_path         TEXT,
+    run_id                 TEXT NOT NULL,
+    raw_sha256             TEXT NOT NULL,
+    locator                TEXT NOT NULL,
+    schema_version         TEXT NOT NULL,
+    retrieved_timestamp    TEXT NOT NULL,
+    evaluation_timestamp   TEXT,
+    model_source_id        TEXT NOT NULL,
+    model_name             TEXT,
+    developer_raw          TEXT,
+    config_id              TEXT NOT NULL,
+    eval_library           TEXT,
+    eval_library_version   TEXT,
+    source_type            TEXT,
+    evaluator_relationship TEXT,
+    samples_sha256         TEXT,
+    record                 JSON USING COMPRESSION zstd NOT NULL,
+    loaded_at              TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    source_evaluation_id   TEXT,
+    migrated_from          TEXT,
+    eval_library_details   JSON,
+    source_metadata        JSON,
+    evaluated_by           TEXT,           -- who ran the evaluation (score.evaluated_by)
+    original_source        TEXT,           -- what the reporter cites (score.original_source)
+    original_source_url    TEXT,
+    observed_at            TIMESTAMP,      -- when the record's bytes were retrieved
+    migration_steps        TEXT[]          -- a 0.2.x record's migration, the first steps of its scores' chains
+);
+INSERT INTO evaluation_v8 SELECT *, NULL, NULL, NULL, NULL, NULL FROM evaluation;
+DROP TABLE evaluation;
+ALTER TABLE evaluation_v8 RENAME TO evaluation;
 
 -- The scores already loaded, split the same way. A chain is the record's migration steps, then
 -- the group's steps (the first of which always names the benchmark), then the value's own step.

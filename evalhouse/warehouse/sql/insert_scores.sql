@@ -2,30 +2,36 @@
 -- (migration 0080): the batch's canonical groups and setups are added once each under their
 -- content ids, then every score with the ids of its group and setup. The source row key (what a
 -- source row measured and cites: never the fetch time) is derived here from the record, group,
--- setup and score it names.
-CREATE OR REPLACE TEMPORARY TABLE _batch_group_ids AS
-SELECT
-    score_group_id(benchmark_raw, benchmark_id, subset, metric_raw, metric_id, raw_unit, unit, lower_is_better, steps)
-        AS group_id,
-    *
-FROM _batch_groups;
-
-CREATE OR REPLACE TEMPORARY TABLE _batch_setup_ids AS
-SELECT score_setup_id(metric_params, metric_params_key, setup_key, setup, generation_config) AS setup_id, *
-FROM _batch_cells;
-
+-- setup and score it names. The _batch_* relations are the batch's Arrow tables.
 INSERT OR IGNORE INTO score_group
 SELECT DISTINCT
-    group_id, benchmark_raw, benchmark_id, subset, metric_raw, metric_id, raw_unit, unit, lower_is_better, steps
-FROM _batch_group_ids;
+    score_group_id(benchmark_raw, benchmark_id, subset, metric_raw, metric_id, raw_unit, unit, lower_is_better, steps),
+    benchmark_raw, benchmark_id, subset, metric_raw, metric_id, raw_unit, unit, lower_is_better, steps
+FROM _batch_groups;
 
 INSERT OR IGNORE INTO score_setup
-SELECT DISTINCT setup_id, metric_params, metric_params_key, setup_key, setup, generation_config
-FROM _batch_setup_ids;
+SELECT DISTINCT
+    score_setup_id(metric_params, metric_params_key, setup_key, setup, generation_config),
+    metric_params, metric_params_key, setup_key, setup, generation_config
+FROM _batch_cells;
 
 INSERT INTO score_value (
     score_id, fingerprint, evaluation_id, source_key, result_index, evaluation_result_id, group_id, setup_id,
     raw_value, value, stderr, ci_lower, ci_upper, ci_level, n_samples, uncertainty, llm_scoring, source_row_key
+)
+WITH groups AS (
+    SELECT
+        i,
+        score_group_id(benchmark_raw, benchmark_id, subset, metric_raw, metric_id, raw_unit, unit, lower_is_better,
+                       steps) AS group_id,
+        benchmark_id, subset, metric_id
+    FROM _batch_groups
+),
+setups AS (
+    SELECT
+        i, score_setup_id(metric_params, metric_params_key, setup_key, setup, generation_config) AS setup_id,
+        metric_params_key, setup_key
+    FROM _batch_cells
 )
 SELECT
     s.score_id, s.fingerprint, r.evaluation_id, r.source_key, s.result_index, s.evaluation_result_id, g.group_id,
@@ -37,6 +43,6 @@ SELECT
                             s.source_record_id, coalesce(s.evaluation_result_id, ''))), 1, 32)
 FROM _batch_scores s
 JOIN _batch_records r ON r.i = s.rec
-JOIN _batch_group_ids g ON g.i = s.grp
-JOIN _batch_setup_ids c ON c.i = s.cell
+JOIN groups g ON g.i = s.grp
+JOIN setups c ON c.i = s.cell
 ORDER BY s.rec, s.result_index;

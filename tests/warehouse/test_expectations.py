@@ -23,6 +23,7 @@ from evalhouse.schema.records import ParsedRecord
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.expectations import (
     CHECKS,
+    FRAMES,
     build_frames,
     run_checkpoint,
     validate_frames,
@@ -350,3 +351,17 @@ def test_the_sql_checkpoint_agrees_with_great_expectations(wh: Warehouse, expect
     for a, b in zip(sql.outcomes, gx.outcomes, strict=True):
         assert a.observed["examples"] == b.observed.get("examples", []), a.qualified_name
         assert a.observed["element_count"] == b.observed["element_count"], a.qualified_name
+
+
+def test_fingerprints_the_keys_make_unique_are_not_counted_again(wh: Warehouse) -> None:
+    """A score's id is its fingerprint's and the key is on the id; an evaluation's fingerprint has a
+    UNIQUE constraint: the checkpoint trusts those (no grouping of every fingerprint per load), and
+    counts again whenever the name reads a table without them."""
+    from evalhouse.warehouse.expectations_sql import enforced
+
+    checks = {c.name: c for c in CHECKS}
+    for frame, check in (("scores", "score_fingerprint_unique"), ("evaluations", "evaluation_fingerprint_unique")):
+        assert enforced(wh.con, FRAMES[frame], checks[check]), check
+    wh.con.execute("CREATE TEMP TABLE score_value AS SELECT * FROM main.score_value")
+    assert not enforced(wh.con, FRAMES["scores"], checks["score_fingerprint_unique"])
+    assert enforced(wh.con, FRAMES["evaluations"], checks["evaluation_fingerprint_unique"])

@@ -51,12 +51,14 @@ CREATE TABLE score_setup (
 -- the CHECK holds every row to that: with the key on score_id, a fingerprint can be there only once
 -- (two different fingerprints sharing 62 bits would be refused, never merged), without a second
 -- index over 64-character strings, which cost a load more time and memory than all the others.
+-- Hashes (random hex), record ids and uncertainty JSON are stored with zstd: as small as DuckDB's
+-- own choice and a quarter cheaper to write at each checkpoint.
 CREATE TABLE score_value (
     score_id             BIGINT PRIMARY KEY
                          CHECK (score_id = CAST(CAST('0x' || left(fingerprint, 16) AS UBIGINT) & 4611686018427387903
                                                 AS BIGINT)),
-    fingerprint          TEXT NOT NULL,
-    evaluation_id        TEXT NOT NULL,
+    fingerprint          TEXT USING COMPRESSION zstd NOT NULL,
+    evaluation_id        TEXT USING COMPRESSION zstd NOT NULL,
     source_key           TEXT NOT NULL,
     result_index         INTEGER NOT NULL,
     evaluation_result_id TEXT,
@@ -69,9 +71,9 @@ CREATE TABLE score_value (
     ci_upper             DOUBLE,
     ci_level             DOUBLE,
     n_samples            BIGINT,
-    uncertainty          JSON,
+    uncertainty          JSON USING COMPRESSION zstd,
     llm_scoring          JSON,
-    source_row_key       TEXT NOT NULL
+    source_row_key       TEXT USING COMPRESSION zstd NOT NULL
 );
 
 -- The evaluation table again, with what every score of a record shares at its end, and the

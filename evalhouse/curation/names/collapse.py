@@ -20,6 +20,11 @@ from evalhouse.curation.name_rules import NameRules
 from evalhouse.curation.names import text as T
 
 
+_TRAILING_PUNCTUATION = re.compile(r"[\s\-_:,;|]+$")
+_PARENTHETICAL = re.compile(r"\s*\(([^()]*)\)")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
 def _clean(name: str, r: NameRules) -> list[str]:
     """Steps 1-4 of paper 002's standard collapse, returning tokens."""
     text = T.strip_org_prefix(T.fold(name), r)
@@ -133,7 +138,7 @@ def strip_variant_suffixes(name: str, r: NameRules) -> str:
         text = _strip_variant_parentheticals(text, r)
         text = r.underscore_variant.sub("", text)
         text = r.preview_word.sub("", text)
-        text = T.space(re.sub(r"[\s\-_:,;|]+$", "", text))
+        text = T.space(_TRAILING_PUNCTUATION.sub("", text))
     return text
 
 
@@ -142,11 +147,11 @@ def _strip_variant_parentheticals(text: str, r: NameRules) -> str:
         first = match.group(1).split(",")[0].strip()
         return "" if r.variant_parenthetical.match(first) else match.group(0)
 
-    return T.space(re.sub(r"\s*\(([^()]*)\)", replace, text))
+    return T.space(_PARENTHETICAL.sub(replace, text))
 
 
 def generic_form(name: str) -> str:
-    return T.space(re.sub(r"[^a-z0-9]+", " ", T.fold(name).lower()))
+    return T.space(_NON_ALNUM.sub(" ", T.fold(name).lower()))
 
 
 def is_generic_name(name: str, r: NameRules) -> bool:

@@ -43,6 +43,7 @@ _REGIONS = frozenset({"us", "eu", "apac", "global"})
 _STAMP6 = re.compile(r"(?<![0-9a-z.])2[0-9](?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?![0-9a-z.])")
 _TRAILING_EFFORT = re.compile(r"(?<=\S)\s+(?:minimal|low|medium|high|xhigh)$", re.IGNORECASE)
 _EXTENDED_THINKING = re.compile(r",?\s*extended thinking\b", re.IGNORECASE)
+_ONLY_LATEST = re.compile(r"[\s,]*(?:latest|[a-z0-9.-]*latest)[\s,]*")
 
 
 class ModelIdentity(BaseModel):
@@ -81,7 +82,7 @@ def _setting_parenthetical(content: str, r: NameRules) -> bool:
     if any(p.fullmatch(lowered.strip()) for p in r.date_patterns):
         return True
     rest = T.strip_dates(lowered, r)
-    return not T.tokenise(rest) or bool(re.fullmatch(r"[\s,]*(?:latest|[a-z0-9.-]*latest)[\s,]*", rest))
+    return not T.tokenise(rest) or bool(_ONLY_LATEST.fullmatch(rest))
 
 
 def _drop_setting_parentheticals(text: str, r: NameRules) -> str:
@@ -93,7 +94,7 @@ def _drop_setting_parentheticals(text: str, r: NameRules) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = re.sub(r"[(\[]([^()\[\]]*)[)\]]", replace, text)
+        text = T.PAREN.sub(replace, text)
     return T.space(text)
 
 
@@ -104,7 +105,7 @@ def _identity_tokens(name: str, r: NameRules) -> list[str]:
     text = SHOTS.sub(" ", text)
     text = _drop_setting_parentheticals(text, r)
     text = T.strip_variant_tail(T.space(text), r)
-    if not any(text.lower().rstrip().endswith(f"{stem} {e}") for stem in r.tier_stems for e in r.efforts):
+    if not text.lower().rstrip().endswith(r.tier_efforts):  # "Mistral Medium": a tier, not an effort
         text = _TRAILING_EFFORT.sub("", text)
     text = r.quantisation.sub(" ", T.strip_dates(text, r))
     text = _STAMP6.sub(" ", text)

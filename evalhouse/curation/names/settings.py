@@ -194,6 +194,10 @@ def _first_group(patterns: Iterable[re.Pattern[str]], text: str) -> str | None:
     return None
 
 
+_WHITESPACE = re.compile(r"\s+")
+_LAST_PARENTHETICAL = re.compile(r"\([^()]*\)\s*$")
+
+
 def _effort(text: str, r: NameRules) -> Effort | None:
     found = _first_group(_RE_EFFORT, text)
     if found is None:
@@ -202,13 +206,13 @@ def _effort(text: str, r: NameRules) -> Effort | None:
             found = trailing.group(1)
     if found is None:
         return None
-    level = r.effort_aliases.get(re.sub(r"\s+", " ", found), found)
+    level = r.effort_aliases.get(_WHITESPACE.sub(" ", found), found)
     return cast(Effort, level) if level in r.efforts else None
 
 
 def _drop_dated_parentheticals(text: str) -> str:
     """ "o4-mini high (april 2025)" → "o4-mini high": a trailing effort word sits before the date."""
-    return T.space(re.sub(r"\([^()]*\)\s*$", "", text))
+    return T.space(_LAST_PARENTHETICAL.sub("", text))
 
 
 def _after_tier_stem(head: str, r: NameRules) -> bool:

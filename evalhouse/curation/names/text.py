@@ -30,6 +30,9 @@ ACTIVE = re.compile(r"^a\d+(?:\.\d+)?b$")
 EXPERTS = re.compile(r"^\d+e$")
 CONTEXT_K = re.compile(r"^\d+(?:\.\d+)?k$")
 ALPHA_RUN = re.compile(r"[a-z]+")
+#: A leading word and its separator ("us.", "meta-"): an organisation prefix when the word is one.
+LEADING_WORD = re.compile(r"^([a-z0-9]+)[\s._:-]+(?=\S)", re.IGNORECASE)
+TRAILING_SEPARATORS = re.compile(r"[\s\-_:./|,;]+$")
 #: An identifier that is a repository id ("org/name", no spaces): its prefix is an organisation.
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.+@:-]+$")
 
@@ -51,7 +54,7 @@ def strip_org_prefix(text: str, r: NameRules, *, any_slash: bool = True) -> str:
     for pattern in r.api_prefixes:
         text = pattern.sub("", text)
     while True:
-        match = re.match(r"^([a-z0-9]+)[\s._:-]+(?=\S)", text, re.IGNORECASE)
+        match = LEADING_WORD.match(text)
         if not match or match.group(1).lower() not in r.org:
             return text
         text = text[match.end() :]
@@ -74,7 +77,7 @@ def strip_variant_tail(text: str, r: NameRules) -> str:
         previous = text
         text = r.tail_separator.sub("", text)
         text = r.underscore_variant.sub("", text.rstrip())
-        text = re.sub(r"[\s\-_:./|,;]+$", "", text)
+        text = TRAILING_SEPARATORS.sub("", text)
     return text
 
 
@@ -129,6 +132,9 @@ def is_context_m(token: str, r: NameRules) -> bool:
 
 
 def is_param(token: str, r: NameRules) -> bool:
+    """A parameter count: "7b", "8x7b", "1.8t", "350m" (a size, not a context window)."""
+    if not token[:1].isdigit():  # every size starts with a digit; most tokens are words
+        return False
     if PARAMS_B.match(token) or PARAMS_MIX.match(token) or PARAMS_T.match(token):
         return True
     return PARAMS_M.match(token) is not None and not is_context_m(token, r)

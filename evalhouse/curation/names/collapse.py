@@ -19,7 +19,6 @@ import re
 from evalhouse.curation.name_rules import NameRules
 from evalhouse.curation.names import text as T
 
-
 _TRAILING_PUNCTUATION = re.compile(r"[\s\-_:,;|]+$")
 _PARENTHETICAL = re.compile(r"\s*\(([^()]*)\)")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")

@@ -26,6 +26,7 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -98,8 +99,12 @@ def _drop_setting_parentheticals(text: str, r: NameRules) -> str:
     return T.space(text)
 
 
-def _identity_tokens(name: str, r: NameRules) -> list[str]:
-    """The tokens that make a base model: settings, dates, packaging and providers removed."""
+@lru_cache(maxsize=4096)
+def _identity_tokens(name: str, r: NameRules) -> tuple[str, ...]:
+    """The tokens that make a base model: settings, dates, packaging and providers removed.
+
+    Cached: a resolution reads them twice from one string (for its key, and to check whether the
+    repository's own words are the key's)."""
     text = T.strip_org_prefix(T.fold(name), r, any_slash=False)
     text = _EXTENDED_THINKING.sub(" ", text)
     text = SHOTS.sub(" ", text)
@@ -115,7 +120,7 @@ def _identity_tokens(name: str, r: NameRules) -> list[str]:
     tokens = T.drop_phrases(tokens, r)
     n_numbers = sum(1 for t in tokens if T.NUMBER.match(t) or T.is_param(t, r))
     kept = [t for t in tokens if not _is_setting_token(t, n_numbers > 1, r)]
-    return [r.stem_aliases.get(t, t) for t in kept] if kept else tokens
+    return tuple(r.stem_aliases.get(t, t) for t in kept) if kept else tuple(tokens)
 
 
 #: API words the settings capture (preview, alias); other release words stay part of the name.
@@ -139,7 +144,7 @@ def _is_setting_token(token: str, has_other_number: bool, r: NameRules) -> bool:
     )
 
 
-def _ordered_key(tokens: list[str], guarded: bool, r: NameRules) -> list[str]:
+def _ordered_key(tokens: tuple[str, ...], guarded: bool, r: NameRules) -> list[str]:
     """Stem (tiers after the version), sizes, active sizes and experts, then variants."""
     variants = [r.variants[t] for t in tokens if t in r.variants]
     rest = [t for t in tokens if t not in r.variants]

@@ -15,6 +15,7 @@ analyses of papers 000 and 002 use them as the papers did.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from evalhouse.curation.name_rules import NameRules
 from evalhouse.curation.names import text as T
@@ -33,6 +34,7 @@ def _clean(name: str, r: NameRules) -> list[str]:
     return T.tokenise(T.normalise_numbers(text))
 
 
+@lru_cache(maxsize=T.TOKEN_CACHE)
 def _is_dropped(token: str, has_other_number: bool, r: NameRules) -> bool:
     return (
         token in r.drop
@@ -69,8 +71,8 @@ def _collapse_once(name: str, family: str | None, params_b: float | None, guarde
     cleaned = _with_family_stem(_clean(name, r), _family_tokens(family, r))
     guarded = guarded or any(r.version_guard.match(t) for t in cleaned)
     tokens = T.drop_active_expert_counts(T.drop_phrases(cleaned, r))
-    n_numbers = sum(1 for t in tokens if T.NUMBER.match(t) or T.is_param(t, r))
-    kept = [t for t in tokens if not _is_dropped(t, n_numbers > 1, r)]
+    has_other_number = T.count_numbers(tokens, r) > 1
+    kept = [t for t in tokens if not _is_dropped(t, has_other_number, r)]
     if not kept:  # everything was a generic word: the identifier *is* that word
         kept = cleaned
     kept = T.merge_versions(kept)

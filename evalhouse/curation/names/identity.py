@@ -118,8 +118,8 @@ def _identity_tokens(name: str, r: NameRules) -> tuple[str, ...]:
     while len(tokens) > 1 and (tokens[0] in r.org or tokens[0] in _REGIONS):  # "us.anthropic.claude-..."
         tokens = tokens[1:]
     tokens = T.drop_phrases(tokens, r)
-    n_numbers = sum(1 for t in tokens if T.NUMBER.match(t) or T.is_param(t, r))
-    kept = [t for t in tokens if not _is_setting_token(t, n_numbers > 1, r)]
+    has_other_number = T.count_numbers(tokens, r) > 1
+    kept = [t for t in tokens if not _is_setting_token(t, has_other_number, r)]
     return tuple(r.stem_aliases.get(t, t) for t in kept) if kept else tuple(tokens)
 
 
@@ -127,6 +127,7 @@ def _identity_tokens(name: str, r: NameRules) -> tuple[str, ...]:
 _CAPTURED_API = frozenset({"preview", "exp", "experimental", "beta", "latest"})
 
 
+@lru_cache(maxsize=T.TOKEN_CACHE)
 def _is_setting_token(token: str, has_other_number: bool, r: NameRules) -> bool:
     """A token the configuration's settings already say (so dropping it from the base loses nothing)."""
     return (

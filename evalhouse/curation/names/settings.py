@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict
@@ -276,6 +277,16 @@ def read_settings(name: str, r: NameRules, details: Mapping[str, Any] | None = N
     repo_org = None
     if "/" in text and T.REPO_ID.match(text):
         repo_org, text = text.split("/", 1)
+    found = _text_settings(text, r)
+    if repo_org in r.providers:  # "chutes/Qwen3-32B": served by a provider, not published by it
+        found = found.model_copy(update={"provider": repo_org})
+    return _with_details(found, details or {}, r)
+
+
+@lru_cache(maxsize=T.TEXT_CACHE)
+def _text_settings(text: str, r: NameRules) -> Settings:
+    """What a folded, lower-case name says (without a repository's organisation). Cached: a record's
+    repository id and its display name often read alike ("meta/Llama-3-8B" and "Llama-3-8B")."""
     effort = _effort(text, r)
     budget = _budget(text)
     budget_free = text
@@ -283,11 +294,9 @@ def read_settings(name: str, r: NameRules, details: Mapping[str, Any] | None = N
         budget_free = pattern.sub(" ", budget_free)
     tokens = T.tokenise(text)
     quant, precision, provider = _packaging(tokens, text, r)
-    if repo_org in r.providers:  # "chutes/Qwen3-32B": served by a provider, not published by it
-        provider = repo_org
-    has_other_number = sum(1 for t in tokens if T.NUMBER.match(t) or T.is_param(t, r)) > 1
+    has_other_number = T.count_numbers(tokens, r) > 1
     checkpoint = _first_group([_RE_CHECKPOINT], text) if has_other_number else None
-    found = Settings(
+    return Settings(
         reasoning_mode=_reasoning_mode(text, effort, budget),
         effort=effort,
         thinking_budget=budget,
@@ -301,11 +310,12 @@ def read_settings(name: str, r: NameRules, details: Mapping[str, Any] | None = N
         alias="latest" if _RE_LATEST.search(text) else None,
         prompting="cot" if _RE_COT.search(text) else None,
     )
-    return _with_details(found, details or {}, r)
 
 
 def _with_details(found: Settings, details: Mapping[str, Any], r: NameRules) -> Settings:
     """What the source states beside the name wins over what the name implies."""
+    if not details:
+        return found
     update: dict[str, Any] = {}
     for key, field in DETAIL_KEYS.items():
         value = details.get(key)

@@ -267,9 +267,9 @@ def resolve(
     settings = read_settings(text, r, hints.details)
     if hints.display_name and hints.display_name != text:
         shown = read_settings(hints.display_name, r)
-        settings = settings.model_copy(
-            update={k: v for k, v in shown.model_dump().items() if v not in (None, False) and not getattr(settings, k)}
-        )
+        added = {k: v for k, v in shown.model_dump().items() if v not in (None, False) and not getattr(settings, k)}
+        if added:
+            settings = settings.model_copy(update=added)
     scope = slug(source or "") or "generic"
     if is_generic_name(text, r):
         scoped = f"{scope}::{generic_form(text) or 'unknown'}"
@@ -290,8 +290,7 @@ def resolve(
     base = f"{dev}/{key}"
     repo = _repo_qualifier(text, dev, key, repo_org, registry)
     tokens = key.split("-")
-    variants = {v for v in r.variants.values()}
-    parent_tokens = [t for t in tokens if t not in variants]
+    parent_tokens = [t for t in tokens if t not in r.variant_words]
     derived = f"{dev}/{'-'.join(parent_tokens)}" if parent_tokens and parent_tokens != tokens else None
     return ModelIdentity(
         input=text,

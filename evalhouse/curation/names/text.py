@@ -100,12 +100,12 @@ def strip_dates(text: str, r: NameRules) -> str:
 
 def tokenise(text: str) -> list[str]:
     """Lower-case tokens of letters, digits and decimal points ("qwen3" → "qwen", "3")."""
-    return list(_tokens(text))
+    return list(_tokens(text.lower()))
 
 
 @lru_cache(maxsize=TEXT_CACHE)
 def _tokens(text: str) -> tuple[str, ...]:
-    text = text.lower().replace("+", " plus ")
+    text = text.replace("+", " plus ")
     text = STRAY_DOT.sub(" ", NON_TOKEN.sub(" ", text))
     tokens: list[str] = []
     for word in text.split():

@@ -290,8 +290,9 @@ def _text_settings(text: str, r: NameRules) -> Settings:
     effort = _effort(text, r)
     budget = _budget(text)
     budget_free = text
-    for pattern in _RE_BUDGET:
-        budget_free = pattern.sub(" ", budget_free)
+    if budget is not None:  # else no budget pattern matches: nothing to take out
+        for pattern in _RE_BUDGET:
+            budget_free = pattern.sub(" ", budget_free)
     tokens = T.tokenise(text)
     quant, precision, provider = _packaging(tokens, text, r)
     has_other_number = T.count_numbers(tokens, r) > 1

@@ -10,13 +10,14 @@ resolves, each once, the distinct ``model_info`` of
   name), when ../shared (or $EVALHOUSE_SHARED) is there.
 
 and prints CPU microseconds per name for each set, best of ``--repeat`` runs, each in a forked
-process whose caches start empty. A second pass over the same names shows the cached cost.
+process whose caches start empty, with the cycle collector paused as the loader pauses it. A second pass over the same names shows the cached cost.
 Usage: `.venv/bin/python benchmarks/names.py [--repeat N]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import json
 import os
@@ -99,6 +100,7 @@ def measure(cases: list[Case], registry: Registry) -> tuple[float, float]:
     pid = os.fork()
     if pid == 0:  # the child: resolve each name once, then again from the caches
         os.close(read)
+        gc.disable()  # as the loader does while it loads
         cold = cpu_us(cases, registry)
         os.write(write, json.dumps([cold, cpu_us(cases, registry)]).encode())
         os._exit(0)

@@ -10,7 +10,8 @@ resolves, each once, the distinct ``model_info`` of
   name), when ../shared (or $EVALHOUSE_SHARED) is there.
 
 and prints CPU microseconds per name for each set, best of ``--repeat`` runs, each in a forked
-process whose caches start empty, with the cycle collector paused as the loader pauses it. A second pass over the same names shows the cached cost.
+process whose caches start empty, with the cycle collector paused as the loader pauses it. A
+second pass over the same names shows the cached cost.
 Usage: `.venv/bin/python benchmarks/names.py [--repeat N]`.
 """
 

@@ -67,6 +67,7 @@ class Registry(BaseModel):
     developer_aliases: dict[str, str]
     developer_patterns: tuple[tuple[re.Pattern[str], str, bool], ...]  # (pattern, developer, documented)
     any_developer_pattern: re.Pattern[str] | None = None  # matches where any of them does (see _any_name_pattern)
+    documented_patterns: tuple[tuple[re.Pattern[str], str], ...] = ()  # the documented ones: (pattern, developer)
     reuploads: dict[str, str] = Field(default_factory=dict)  # lower-cased repo id -> the weights' developer
     metric_descriptions: tuple[tuple[re.Pattern[str], str], ...] = ()
     generic_benchmark_names: frozenset[str] = frozenset()
@@ -150,8 +151,8 @@ class Registry(BaseModel):
         if not name:
             return None
         text = normalise_alias(name)
-        for pattern, dev_id, documented in self.developer_patterns:
-            if documented and pattern.search(text):
+        for pattern, dev_id in self.documented_patterns:
+            if pattern.search(text):
                 return self.developers[dev_id]
         return None
 
@@ -373,6 +374,7 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry
         reuploads=reuploads,
         developer_patterns=developer_patterns,
         any_developer_pattern=_any_name_pattern([p.pattern for p in df.name_patterns]),
+        documented_patterns=tuple((p, dev) for p, dev, documented in developer_patterns if documented),
         metric_descriptions=tuple(descriptions),
         generic_benchmark_names=frozenset(normalise_alias(n) for n in bf.generic_names),
         model_tokens=tokens,

@@ -67,7 +67,10 @@ def _with_family_stem(tokens: list[str], family: list[str]) -> list[str]:
     return [*family, *rest]
 
 
+@lru_cache(maxsize=T.TEXT_CACHE)
 def _collapse_once(name: str, family: str | None, params_b: float | None, guarded: bool, r: NameRules) -> str:
+    """One pass of the standard collapse. Cached: many names share a key ("llama 3 8b"), and the
+    pass that checks a key is a fixed point then costs a look-up."""
     cleaned = _with_family_stem(_clean(name, r), _family_tokens(family, r))
     guarded = guarded or any(r.version_guard.match(t) for t in cleaned)
     tokens = T.drop_active_expert_counts(T.drop_phrases(cleaned, r))

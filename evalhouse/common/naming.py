@@ -13,7 +13,7 @@ def ascii_fold(text: str) -> str:
     text = str(text)
     if text.isascii():  # NFKD leaves ASCII as it is, and almost every name is ASCII
         return text
-    return unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode("ascii")
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
 
 
 def slug(text: str, *, sep: str = "-", keep: str = "", default: str = "") -> str:

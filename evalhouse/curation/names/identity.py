@@ -99,7 +99,7 @@ def _drop_setting_parentheticals(text: str, r: NameRules) -> str:
     return T.space(text)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=T.TEXT_CACHE)
 def _identity_tokens(name: str, r: NameRules) -> tuple[str, ...]:
     """The tokens that make a base model: settings, dates, packaging and providers removed.
 

@@ -10,7 +10,10 @@ _NON_SLUG = re.compile(r"[^a-z0-9]+")
 
 def ascii_fold(text: str) -> str:
     """Fold accents and drop what is not ASCII: "Tülu" and "Tulu" must read alike."""
-    return unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode("ascii")
+    text = str(text)
+    if text.isascii():  # NFKD leaves ASCII as it is, and almost every name is ASCII
+        return text
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
 
 
 def slug(text: str, *, sep: str = "-", keep: str = "", default: str = "") -> str:

@@ -63,6 +63,8 @@ class NameRules:
     generic_family_words: frozenset[str]
     family_aliases: dict[str, str]
     date_patterns: tuple[re.Pattern[str], ...]  # every date format a name may carry (from the months)
+    tier_efforts: tuple[str, ...]  # "<tier stem> <effort>" ("mistral medium"): an effort word that is a tier's
+    variant_words: frozenset[str]  # what the variant tokens become ("instruct", "chat", "dpo" ...)
 
 
 def _date_patterns(months: frozenset[str]) -> tuple[re.Pattern[str], ...]:
@@ -201,5 +203,10 @@ def rules_from(raw: Mapping[str, Any]) -> NameRules:
         raise NameRulesError("model_tokens.yaml: a string 'version' field is required")
     vocab = _vocabularies(raw)
     return NameRules(
-        version=str(raw["version"]), date_patterns=_date_patterns(vocab["months"]), **vocab, **_patterns(raw)
+        version=str(raw["version"]),
+        date_patterns=_date_patterns(vocab["months"]),
+        tier_efforts=tuple(f"{stem} {e}" for stem in sorted(vocab["tier_stems"]) for e in vocab["efforts"]),
+        variant_words=frozenset(vocab["variants"].values()),
+        **vocab,
+        **_patterns(raw),
     )

@@ -66,6 +66,8 @@ class Registry(BaseModel):
     developers: dict[str, Developer]
     developer_aliases: dict[str, str]
     developer_patterns: tuple[tuple[re.Pattern[str], str, bool], ...]  # (pattern, developer, documented)
+    any_developer_pattern: re.Pattern[str] | None = None  # matches where any of them does (see _any_name_pattern)
+    documented_patterns: tuple[tuple[re.Pattern[str], str], ...] = ()  # the documented ones: (pattern, developer)
     reuploads: dict[str, str] = Field(default_factory=dict)  # lower-cased repo id -> the weights' developer
     metric_descriptions: tuple[tuple[re.Pattern[str], str], ...] = ()
     generic_benchmark_names: frozenset[str] = frozenset()
@@ -137,6 +139,8 @@ class Registry(BaseModel):
         if not name:
             return None
         text = normalise_alias(name)
+        if self.any_developer_pattern is not None and self.any_developer_pattern.search(text) is None:
+            return None  # no pattern matches (most names): one search, not one per pattern
         for pattern, dev_id, _ in self.developer_patterns:
             if pattern.search(text):
                 return self.developers[dev_id]
@@ -147,8 +151,8 @@ class Registry(BaseModel):
         if not name:
             return None
         text = normalise_alias(name)
-        for pattern, dev_id, documented in self.developer_patterns:
-            if documented and pattern.search(text):
+        for pattern, dev_id in self.documented_patterns:
+            if pattern.search(text):
                 return self.developers[dev_id]
         return None
 
@@ -271,6 +275,25 @@ def _index_benchmarks(bf: BenchmarksFile, metric_ids: set[str], problems: list[s
     return aliases
 
 
+#: A group referred to by number ("\\1", "(?(1)"): numbers change when patterns are joined into one.
+_NUMBERED_REFERENCE = re.compile(r"\\[1-9]|\(\?\(\d")
+
+
+def _any_name_pattern(sources: list[str]) -> re.Pattern[str] | None:
+    """One pattern that matches a name wherever any of the developers' name patterns does.
+
+    Each pattern is anchored at the start of the name or of a path part, so joined under one anchor
+    the alternatives are tried only there: a name no pattern matches costs one short search instead
+    of one per pattern. None (no shortcut) when a pattern refers to a group by number, or the
+    patterns do not join (two name a group alike)."""
+    if not sources or any(_NUMBERED_REFERENCE.search(s) for s in sources):
+        return None
+    try:
+        return re.compile("(?:^|/)(?:" + "|".join(f"(?:{s})" for s in sources) + ")")
+    except re.error:
+        return None
+
+
 def _index_developers(
     df: DevelopersFile, problems: list[str]
 ) -> tuple[dict[str, str], tuple[tuple[re.Pattern[str], str, bool], ...]]:
@@ -350,6 +373,8 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry
         developer_aliases=developer_aliases,
         reuploads=reuploads,
         developer_patterns=developer_patterns,
+        any_developer_pattern=_any_name_pattern([p.pattern for p in df.name_patterns]),
+        documented_patterns=tuple((p, dev) for p, dev, documented in developer_patterns if documented),
         metric_descriptions=tuple(descriptions),
         generic_benchmark_names=frozenset(normalise_alias(n) for n in bf.generic_names),
         model_tokens=tokens,

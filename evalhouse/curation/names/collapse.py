@@ -15,9 +15,14 @@ analyses of papers 000 and 002 use them as the papers did.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from evalhouse.curation.name_rules import NameRules
 from evalhouse.curation.names import text as T
+
+_TRAILING_PUNCTUATION = re.compile(r"[\s\-_:,;|]+$")
+_PARENTHETICAL = re.compile(r"\s*\(([^()]*)\)")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
 def _clean(name: str, r: NameRules) -> list[str]:
@@ -29,6 +34,7 @@ def _clean(name: str, r: NameRules) -> list[str]:
     return T.tokenise(T.normalise_numbers(text))
 
 
+@lru_cache(maxsize=T.TOKEN_CACHE)
 def _is_dropped(token: str, has_other_number: bool, r: NameRules) -> bool:
     return (
         token in r.drop
@@ -61,12 +67,15 @@ def _with_family_stem(tokens: list[str], family: list[str]) -> list[str]:
     return [*family, *rest]
 
 
+@lru_cache(maxsize=T.TEXT_CACHE)
 def _collapse_once(name: str, family: str | None, params_b: float | None, guarded: bool, r: NameRules) -> str:
+    """One pass of the standard collapse. Cached: many names share a key ("llama 3 8b"), and the
+    pass that checks a key is a fixed point then costs a look-up."""
     cleaned = _with_family_stem(_clean(name, r), _family_tokens(family, r))
     guarded = guarded or any(r.version_guard.match(t) for t in cleaned)
     tokens = T.drop_active_expert_counts(T.drop_phrases(cleaned, r))
-    n_numbers = sum(1 for t in tokens if T.NUMBER.match(t) or T.is_param(t, r))
-    kept = [t for t in tokens if not _is_dropped(t, n_numbers > 1, r)]
+    has_other_number = T.count_numbers(tokens, r) > 1
+    kept = [t for t in tokens if not _is_dropped(t, has_other_number, r)]
     if not kept:  # everything was a generic word: the identifier *is* that word
         kept = cleaned
     kept = T.merge_versions(kept)
@@ -133,7 +142,7 @@ def strip_variant_suffixes(name: str, r: NameRules) -> str:
         text = _strip_variant_parentheticals(text, r)
         text = r.underscore_variant.sub("", text)
         text = r.preview_word.sub("", text)
-        text = T.space(re.sub(r"[\s\-_:,;|]+$", "", text))
+        text = T.space(_TRAILING_PUNCTUATION.sub("", text))
     return text
 
 
@@ -142,11 +151,11 @@ def _strip_variant_parentheticals(text: str, r: NameRules) -> str:
         first = match.group(1).split(",")[0].strip()
         return "" if r.variant_parenthetical.match(first) else match.group(0)
 
-    return T.space(re.sub(r"\s*\(([^()]*)\)", replace, text))
+    return T.space(_PARENTHETICAL.sub(replace, text))
 
 
 def generic_form(name: str) -> str:
-    return T.space(re.sub(r"[^a-z0-9]+", " ", T.fold(name).lower()))
+    return T.space(_NON_ALNUM.sub(" ", T.fold(name).lower()))
 
 
 def is_generic_name(name: str, r: NameRules) -> bool:

@@ -26,6 +26,7 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -43,6 +44,7 @@ _REGIONS = frozenset({"us", "eu", "apac", "global"})
 _STAMP6 = re.compile(r"(?<![0-9a-z.])2[0-9](?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?![0-9a-z.])")
 _TRAILING_EFFORT = re.compile(r"(?<=\S)\s+(?:minimal|low|medium|high|xhigh)$", re.IGNORECASE)
 _EXTENDED_THINKING = re.compile(r",?\s*extended thinking\b", re.IGNORECASE)
+_ONLY_LATEST = re.compile(r"[\s,]*(?:latest|[a-z0-9.-]*latest)[\s,]*")
 
 
 class ModelIdentity(BaseModel):
@@ -81,7 +83,7 @@ def _setting_parenthetical(content: str, r: NameRules) -> bool:
     if any(p.fullmatch(lowered.strip()) for p in r.date_patterns):
         return True
     rest = T.strip_dates(lowered, r)
-    return not T.tokenise(rest) or bool(re.fullmatch(r"[\s,]*(?:latest|[a-z0-9.-]*latest)[\s,]*", rest))
+    return not T.tokenise(rest) or bool(_ONLY_LATEST.fullmatch(rest))
 
 
 def _drop_setting_parentheticals(text: str, r: NameRules) -> str:
@@ -93,18 +95,22 @@ def _drop_setting_parentheticals(text: str, r: NameRules) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = re.sub(r"[(\[]([^()\[\]]*)[)\]]", replace, text)
+        text = T.PAREN.sub(replace, text)
     return T.space(text)
 
 
-def _identity_tokens(name: str, r: NameRules) -> list[str]:
-    """The tokens that make a base model: settings, dates, packaging and providers removed."""
+@lru_cache(maxsize=T.TEXT_CACHE)
+def _identity_tokens(name: str, r: NameRules) -> tuple[str, ...]:
+    """The tokens that make a base model: settings, dates, packaging and providers removed.
+
+    Cached: a resolution reads them twice from one string (for its key, and to check whether the
+    repository's own words are the key's)."""
     text = T.strip_org_prefix(T.fold(name), r, any_slash=False)
     text = _EXTENDED_THINKING.sub(" ", text)
     text = SHOTS.sub(" ", text)
     text = _drop_setting_parentheticals(text, r)
     text = T.strip_variant_tail(T.space(text), r)
-    if not any(text.lower().rstrip().endswith(f"{stem} {e}") for stem in r.tier_stems for e in r.efforts):
+    if not text.lower().rstrip().endswith(r.tier_efforts):  # "Mistral Medium": a tier, not an effort
         text = _TRAILING_EFFORT.sub("", text)
     text = r.quantisation.sub(" ", T.strip_dates(text, r))
     text = _STAMP6.sub(" ", text)
@@ -112,15 +118,16 @@ def _identity_tokens(name: str, r: NameRules) -> list[str]:
     while len(tokens) > 1 and (tokens[0] in r.org or tokens[0] in _REGIONS):  # "us.anthropic.claude-..."
         tokens = tokens[1:]
     tokens = T.drop_phrases(tokens, r)
-    n_numbers = sum(1 for t in tokens if T.NUMBER.match(t) or T.is_param(t, r))
-    kept = [t for t in tokens if not _is_setting_token(t, n_numbers > 1, r)]
-    return [r.stem_aliases.get(t, t) for t in kept] if kept else tokens
+    has_other_number = T.count_numbers(tokens, r) > 1
+    kept = [t for t in tokens if not _is_setting_token(t, has_other_number, r)]
+    return tuple(r.stem_aliases.get(t, t) for t in kept) if kept else tuple(tokens)
 
 
 #: API words the settings capture (preview, alias); other release words stay part of the name.
 _CAPTURED_API = frozenset({"preview", "exp", "experimental", "beta", "latest"})
 
 
+@lru_cache(maxsize=T.TOKEN_CACHE)
 def _is_setting_token(token: str, has_other_number: bool, r: NameRules) -> bool:
     """A token the configuration's settings already say (so dropping it from the base loses nothing)."""
     return (
@@ -138,7 +145,7 @@ def _is_setting_token(token: str, has_other_number: bool, r: NameRules) -> bool:
     )
 
 
-def _ordered_key(tokens: list[str], guarded: bool, r: NameRules) -> list[str]:
+def _ordered_key(tokens: tuple[str, ...], guarded: bool, r: NameRules) -> list[str]:
     """Stem (tiers after the version), sizes, active sizes and experts, then variants."""
     variants = [r.variants[t] for t in tokens if t in r.variants]
     rest = [t for t in tokens if t not in r.variants]
@@ -260,9 +267,9 @@ def resolve(
     settings = read_settings(text, r, hints.details)
     if hints.display_name and hints.display_name != text:
         shown = read_settings(hints.display_name, r)
-        settings = settings.model_copy(
-            update={k: v for k, v in shown.model_dump().items() if v not in (None, False) and not getattr(settings, k)}
-        )
+        added = {k: v for k, v in shown.model_dump().items() if v not in (None, False) and not getattr(settings, k)}
+        if added:
+            settings = settings.model_copy(update=added)
     scope = slug(source or "") or "generic"
     if is_generic_name(text, r):
         scoped = f"{scope}::{generic_form(text) or 'unknown'}"
@@ -283,8 +290,7 @@ def resolve(
     base = f"{dev}/{key}"
     repo = _repo_qualifier(text, dev, key, repo_org, registry)
     tokens = key.split("-")
-    variants = {v for v in r.variants.values()}
-    parent_tokens = [t for t in tokens if t not in variants]
+    parent_tokens = [t for t in tokens if t not in r.variant_words]
     derived = f"{dev}/{'-'.join(parent_tokens)}" if parent_tokens and parent_tokens != tokens else None
     return ModelIdentity(
         input=text,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict
@@ -194,6 +195,10 @@ def _first_group(patterns: Iterable[re.Pattern[str]], text: str) -> str | None:
     return None
 
 
+_WHITESPACE = re.compile(r"\s+")
+_LAST_PARENTHETICAL = re.compile(r"\([^()]*\)\s*$")
+
+
 def _effort(text: str, r: NameRules) -> Effort | None:
     found = _first_group(_RE_EFFORT, text)
     if found is None:
@@ -202,13 +207,13 @@ def _effort(text: str, r: NameRules) -> Effort | None:
             found = trailing.group(1)
     if found is None:
         return None
-    level = r.effort_aliases.get(re.sub(r"\s+", " ", found), found)
+    level = r.effort_aliases.get(_WHITESPACE.sub(" ", found), found)
     return cast(Effort, level) if level in r.efforts else None
 
 
 def _drop_dated_parentheticals(text: str) -> str:
     """ "o4-mini high (april 2025)" → "o4-mini high": a trailing effort word sits before the date."""
-    return T.space(re.sub(r"\([^()]*\)\s*$", "", text))
+    return T.space(_LAST_PARENTHETICAL.sub("", text))
 
 
 def _after_tier_stem(head: str, r: NameRules) -> bool:
@@ -272,18 +277,27 @@ def read_settings(name: str, r: NameRules, details: Mapping[str, Any] | None = N
     repo_org = None
     if "/" in text and T.REPO_ID.match(text):
         repo_org, text = text.split("/", 1)
+    found = _text_settings(text, r)
+    if repo_org in r.providers:  # "chutes/Qwen3-32B": served by a provider, not published by it
+        found = found.model_copy(update={"provider": repo_org})
+    return _with_details(found, details or {}, r)
+
+
+@lru_cache(maxsize=T.TEXT_CACHE)
+def _text_settings(text: str, r: NameRules) -> Settings:
+    """What a folded, lower-case name says (without a repository's organisation). Cached: a record's
+    repository id and its display name often read alike ("meta/Llama-3-8B" and "Llama-3-8B")."""
     effort = _effort(text, r)
     budget = _budget(text)
     budget_free = text
-    for pattern in _RE_BUDGET:
-        budget_free = pattern.sub(" ", budget_free)
+    if budget is not None:  # else no budget pattern matches: nothing to take out
+        for pattern in _RE_BUDGET:
+            budget_free = pattern.sub(" ", budget_free)
     tokens = T.tokenise(text)
     quant, precision, provider = _packaging(tokens, text, r)
-    if repo_org in r.providers:  # "chutes/Qwen3-32B": served by a provider, not published by it
-        provider = repo_org
-    has_other_number = sum(1 for t in tokens if T.NUMBER.match(t) or T.is_param(t, r)) > 1
+    has_other_number = T.count_numbers(tokens, r) > 1
     checkpoint = _first_group([_RE_CHECKPOINT], text) if has_other_number else None
-    found = Settings(
+    return Settings(
         reasoning_mode=_reasoning_mode(text, effort, budget),
         effort=effort,
         thinking_budget=budget,
@@ -297,11 +311,12 @@ def read_settings(name: str, r: NameRules, details: Mapping[str, Any] | None = N
         alias="latest" if _RE_LATEST.search(text) else None,
         prompting="cot" if _RE_COT.search(text) else None,
     )
-    return _with_details(found, details or {}, r)
 
 
 def _with_details(found: Settings, details: Mapping[str, Any], r: NameRules) -> Settings:
     """What the source states beside the name wins over what the name implies."""
+    if not details:
+        return found
     update: dict[str, Any] = {}
     for key, field in DETAIL_KEYS.items():
         value = details.get(key)

@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from evalhouse.common.naming import ascii_fold
 from evalhouse.curation.name_rules import NameRules
+
+#: Tokens recur across names ("instruct", "7b", "3.1"): what a token is gets read once, not per name.
+TOKEN_CACHE = 16384
+#: One resolution reads a name three ways (settings, identity key, paper 002's collapse), and their
+#: steps meet the same strings (a name without parentheses or shot counts is the same text after
+#: each one's first steps): the costlier steps remember their recent results.
+TEXT_CACHE = 4096
 
 # Patterns that describe *formats* (numbers, sizes), not vocabularies, so they stay in code.
 BARE_FOUR = re.compile(r"(?<![0-9a-z.])\d{4}(?![0-9a-z.])", re.IGNORECASE)
@@ -30,6 +38,9 @@ ACTIVE = re.compile(r"^a\d+(?:\.\d+)?b$")
 EXPERTS = re.compile(r"^\d+e$")
 CONTEXT_K = re.compile(r"^\d+(?:\.\d+)?k$")
 ALPHA_RUN = re.compile(r"[a-z]+")
+#: A leading word and its separator ("us.", "meta-"): an organisation prefix when the word is one.
+LEADING_WORD = re.compile(r"^([a-z0-9]+)[\s._:-]+(?=\S)", re.IGNORECASE)
+TRAILING_SEPARATORS = re.compile(r"[\s\-_:./|,;]+$")
 #: An identifier that is a repository id ("org/name", no spaces): its prefix is an organisation.
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.+@:-]+$")
 
@@ -51,7 +62,7 @@ def strip_org_prefix(text: str, r: NameRules, *, any_slash: bool = True) -> str:
     for pattern in r.api_prefixes:
         text = pattern.sub("", text)
     while True:
-        match = re.match(r"^([a-z0-9]+)[\s._:-]+(?=\S)", text, re.IGNORECASE)
+        match = LEADING_WORD.match(text)
         if not match or match.group(1).lower() not in r.org:
             return text
         text = text[match.end() :]
@@ -67,6 +78,7 @@ def reduce_parentheticals(text: str) -> str:
         text = f"{text[: match.start()]} {' '.join(p + 'b' for p in params)} {text[match.end() :]}"
 
 
+@lru_cache(maxsize=TEXT_CACHE)
 def strip_variant_tail(text: str, r: NameRules) -> str:
     """Trailing separators, Epoch "_high"/"_16K" tails, and the text after them."""
     previous = None
@@ -74,10 +86,11 @@ def strip_variant_tail(text: str, r: NameRules) -> str:
         previous = text
         text = r.tail_separator.sub("", text)
         text = r.underscore_variant.sub("", text.rstrip())
-        text = re.sub(r"[\s\-_:./|,;]+$", "", text)
+        text = TRAILING_SEPARATORS.sub("", text)
     return text
 
 
+@lru_cache(maxsize=TEXT_CACHE)
 def strip_dates(text: str, r: NameRules) -> str:
     """Every date format we know, then any bare four-digit number."""
     for pattern in r.date_patterns:
@@ -87,15 +100,27 @@ def strip_dates(text: str, r: NameRules) -> str:
 
 def tokenise(text: str) -> list[str]:
     """Lower-case tokens of letters, digits and decimal points ("qwen3" → "qwen", "3")."""
-    text = text.lower().replace("+", " plus ")
+    return list(_tokens(text.lower()))
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _tokens(text: str) -> tuple[str, ...]:
+    text = text.replace("+", " plus ")
     text = STRAY_DOT.sub(" ", NON_TOKEN.sub(" ", text))
     tokens: list[str] = []
-    for token in text.split():
-        match = ALPHA_VERSION.match(token)
-        tokens.extend(match.groups() if match else (token,))
-    return tokens
+    for word in text.split():
+        tokens.extend(_split_version(word))
+    return tuple(tokens)
 
 
+@lru_cache(maxsize=TOKEN_CACHE)
+def _split_version(word: str) -> tuple[str, ...]:
+    """ "qwen3" → ("qwen", "3"); a word without a version stays whole."""
+    match = ALPHA_VERSION.match(word)
+    return match.groups() if match else (word,)
+
+
+@lru_cache(maxsize=TEXT_CACHE)
 def normalise_numbers(text: str) -> str:
     """ "Qwen-1_8B" → "Qwen-1.8B", "claude-3-5" → "claude-3.5"."""
     return HYPHEN_VERSION.sub(r"\1.\2", UNDERSCORE_DECIMAL.sub(".", text))
@@ -120,6 +145,8 @@ def drop_phrases(tokens: list[str], r: NameRules) -> list[str]:
             or (token in r.negations and nxt in r.reasoning)
         )
 
+    if r.effort_context.isdisjoint(tokens) and r.negations.isdisjoint(tokens):
+        return list(tokens)  # no phrase can start or end here (the usual name)
     return [t for i, t in enumerate(tokens) if not in_phrase(i)]
 
 
@@ -128,10 +155,23 @@ def is_context_m(token: str, r: NameRules) -> bool:
     return match is not None and float(match.group(1)) < r.min_params_millions
 
 
+@lru_cache(maxsize=TOKEN_CACHE)
 def is_param(token: str, r: NameRules) -> bool:
+    """A parameter count: "7b", "8x7b", "1.8t", "350m" (a size, not a context window)."""
     if PARAMS_B.match(token) or PARAMS_MIX.match(token) or PARAMS_T.match(token):
         return True
     return PARAMS_M.match(token) is not None and not is_context_m(token, r)
+
+
+@lru_cache(maxsize=TOKEN_CACHE)
+def is_number_or_size(token: str, r: NameRules) -> bool:
+    """A version number or a parameter count: "3.1", "70b"."""
+    return NUMBER.match(token) is not None or is_param(token, r)
+
+
+def count_numbers(tokens: list[str], r: NameRules) -> int:
+    """How many tokens are version numbers or sizes (with more than one, a stamp reads as a checkpoint)."""
+    return sum(1 for t in tokens if is_number_or_size(t, r))
 
 
 def drop_active_expert_counts(tokens: list[str]) -> list[str]:
@@ -172,9 +212,11 @@ def assign_params(
     tokens: list[str], params_b: float | None, guarded: bool, r: NameRules
 ) -> tuple[list[str], list[str], list[str]]:
     """Split tokens into (stem, sizes, active sizes), reading bare numbers as sizes if safe."""
-    stem = [t for t in tokens if not is_param(t, r) and not ACTIVE.match(t)]
-    sizes = [t for t in tokens if is_param(t, r)]
-    active = [t for t in tokens if ACTIVE.match(t)]
+    stem: list[str] = []
+    sizes: list[str] = []
+    active: list[str] = []
+    for t in tokens:  # a size starts with a digit, an active size with "a": never both
+        (sizes if is_param(t, r) else active if ACTIVE.match(t) else stem).append(t)
     numbers = [i for i, t in enumerate(stem) if NUMBER.match(t)]
     if not sizes and len(numbers) > 1 and not guarded:
         for i in numbers[1:]:
@@ -194,6 +236,8 @@ def assign_params(
 def order_tiers(stem: list[str], r: NameRules) -> list[str]:
     """Tier words written before the version go right after it: "claude sonnet 4.5" ≡ "claude
     4.5 sonnet", so AA's and Anthropic's word orders give one key."""
+    if r.tiers.isdisjoint(stem):
+        return stem
     first_number = next((i for i, t in enumerate(stem) if NUMBER.match(t)), None)
     if first_number is None:
         return stem

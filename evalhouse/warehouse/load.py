@@ -91,13 +91,13 @@ def summarise_validation_error(exc: ValidationError, limit: int = 5) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
-def validate_record(record: Any) -> tuple[dict[str, Any] | None, str | None]:
+def validate_record(record: Any, *, json_text: bool = False) -> tuple[dict[str, Any] | None, str | None]:
     """The record when it is a valid EEE record, or a reason naming what is wrong (schema version
     first). The fast check (:mod:`evalhouse.schema.eee_check`) accepts most records; the pydantic
-    models decide the rest and word every refusal."""
+    models decide the rest and word every refusal. ``json_text``: parsed from JSON text (no NaN)."""
     if not isinstance(record, dict):
         return None, f"expected a JSON object, got {type(record).__name__}"
-    if surely_valid(record):
+    if surely_valid(record, json_text=json_text):
         return record, None
     try:
         EvaluationLog.model_validate(record)
@@ -208,7 +208,7 @@ class Loader:
             except ValueError as exc:
                 self._refuse(item, raw_sha256, str(exc), n_results)
                 return None
-        valid, reason = validate_record(record)
+        valid, reason = validate_record(record, json_text=item.json_text and not steps)
         if valid is None:
             self._refuse(item, raw_sha256, reason or "invalid", n_results)
             return None

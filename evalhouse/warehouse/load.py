@@ -22,7 +22,7 @@ import duckdb
 import orjson
 from pydantic import ValidationError
 
-from evalhouse.curation.canonicalise import CanonicalGroup, Canonicaliser, Rejection
+from evalhouse.curation.canonicalise import CanonicalGroup, Canonicaliser, Rejection, group_key
 from evalhouse.curation.cells import Cell, cell_of
 from evalhouse.curation.identity import IdentityFrom, ResolvedModel, resolve_model
 from evalhouse.curation.registry import Registry
@@ -160,6 +160,7 @@ class Loader:
         self._seen_ids: set[str] = set()
         self._identified: set[tuple[str, ...]] = set()  # identity keys whose rows this load has
         self._cells: dict[tuple[Any, ...], Cell] = {}
+        self._groups: dict[tuple[Any, ...], CanonicalGroup] = {}  # this load's groups by group_key
         self._scores = ScoreBatch()
         self.batch_size = ctx.batch_size
 
@@ -320,13 +321,17 @@ class Loader:
         the value, and hashes the result's JSON (written once, by the record's fingerprint, when
         it could be); a refused value asks :meth:`Canonicaliser.canonicalise` for the reason."""
         canonicaliser, source_key, collection = self.canonicaliser, self.ctx.source_key, self.collection
+        groups, sha256 = self._groups, hashlib.sha256
         written = p.results_json
         prefix = ctx.fingerprint.encode() + b":"
         seen: set[str] = set()
         rec = self._scores.add_record(ctx)
         setup_key = (ctx.harness, tuple(sorted(ctx.model.setup.items())))
         for index, result in enumerate(p.record["evaluation_results"]):
-            group = canonicaliser.group(result, source_key=source_key, collection=collection)
+            key = group_key(result)
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = canonicaliser.group(result, source_key=source_key, collection=collection)
             raw_value = float(result["score_details"]["score"])
             value = group.value(raw_value)
             if value is None:
@@ -347,7 +352,7 @@ class Loader:
                         p, index, result, f"not storable: {exc} (a number in the result does not fit 64 bits)"
                     )
                     continue
-            fingerprint = hashlib.sha256(prefix + result_json).hexdigest()
+            fingerprint = sha256(prefix + result_json).hexdigest()
             if fingerprint in seen:  # the same result twice in one record
                 self.report.scores_in_duplicates += 1
                 continue
@@ -375,9 +380,9 @@ class Loader:
         subset, harness and name-stated setup (a load sees a handful of them)."""
         generation = result.get("generation_config")
         params = (result.get("metric_config") or {}).get("metric_parameters")
-        key = (
-            "null" if generation is None else rows.dump(generation, sort_keys=True),
-            "null" if params is None else rows.dump(params, sort_keys=True),
+        key = (  # the result's JSON was written whole already, so orjson writes any part of it
+            None if generation is None else orjson.dumps(generation, option=_SORTED),
+            None if params is None else orjson.dumps(params, option=_SORTED),
             subset,
             setup_key,
         )

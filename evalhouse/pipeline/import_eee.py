@@ -36,7 +36,7 @@ from evalhouse.pipeline.ledger import (
 )
 from evalhouse.pipeline.tree_files import Refused, TreeFile, TreeListing, file_uri, list_tree, read_file
 from evalhouse.schema.eee import InstanceRecord
-from evalhouse.schema.eee_json import strict_json
+from evalhouse.schema.eee_json import read_json, strict_json
 from evalhouse.schema.fingerprint import sha256_bytes
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse.db import Warehouse
@@ -164,7 +164,7 @@ class _TreeReader:
             repo_path, entry = self._keep(file, "application/json", data, digest)
             fail = partial(ParseFailure, repo_path, raw_sha256=entry.sha256)
             try:
-                record = strict_json(data)
+                record, written = read_json(data)
             except (ValueError, UnicodeDecodeError) as exc:
                 yield fail(f"not readable as JSON: {exc}", data[:2000].decode("utf-8", "replace"))
                 continue
@@ -179,6 +179,7 @@ class _TreeReader:
                 datastore_path=repo_path if AGGREGATE_RE.match(file.path.name) else None,
                 raw_sha256=entry.sha256,
                 json_text=True,
+                record_json=written,
             )
 
     def again(self, files: list[TreeFile]) -> Iterator[ParseItem]:

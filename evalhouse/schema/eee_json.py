@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import cache
 from typing import Any
 
 import orjson
@@ -122,18 +123,74 @@ _DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19
 
 
-def strict_json(data: bytes) -> Any:
-    """Parse JSON as EEE does: no NaN/Infinity literals, no duplicate keys, UTF-8 only."""
+@cache
+def _orjson_depth_limit() -> int | None:
+    """The deepest value orjson writes (it refuses deeper ones: 254 levels in orjson 3), found by
+    trying; None when it writes anything up to 4,096 levels (then the bytes are counted instead)."""
+
+    def writes(depth: int) -> bool:
+        value: Any = 0
+        for _ in range(depth):
+            value = [value]
+        try:
+            orjson.dumps(value)
+        except (TypeError, orjson.JSONEncodeError):
+            return False
+        return True
+
+    low, high = MAX_JSON_DEPTH, 4096
+    if not writes(low) or writes(high):
+        return None
+    while high - low > 1:  # writes(low), not writes(high)
+        middle = (low + high) // 2
+        low, high = (middle, high) if writes(middle) else (low, middle)
+    return low
+
+
+def _written_within_depth(data: bytes, parsed: Any) -> bytes | None:
+    """orjson's compact bytes of ``parsed``, ValueError when it nests deeper than the limit, or
+    None when orjson cannot write it for another reason (the standard library's path decides).
+
+    Written inside ``limit - MAX_JSON_DEPTH`` lists, the value is refused by orjson exactly when it
+    nests deeper than :data:`MAX_JSON_DEPTH`: the depth check and the bytes the duplicate-key
+    count (and the stored record) need come from one write, with no pass over the text."""
+    limit = _orjson_depth_limit()
+    if limit is None:
+        _depth_checked(data, parsed)
+        return orjson.dumps(parsed)
+    wrappers = limit - MAX_JSON_DEPTH
+    value = parsed
+    for _ in range(wrappers):
+        value = [value]
+    try:
+        written = orjson.dumps(value)
+    except TypeError as exc:  # orjson.JSONEncodeError is one: "Recursion limit reached" when too deep
+        if "ecursion" in str(exc):
+            raise ValueError(f"nested more than {MAX_JSON_DEPTH} levels deep") from None
+        return None
+    return written[wrappers:-wrappers]
+
+
+def read_json(data: bytes) -> tuple[Any, bytes | None]:
+    """:func:`strict_json`, and orjson's compact bytes of what it read when the fast path wrote
+    them (``orjson.dumps`` of the value; ``None`` from the standard library's path)."""
     if not data.strip():
         raise ValueError("empty file")
     try:
-        parsed = _depth_checked(data, orjson.loads(data))
+        parsed = orjson.loads(data)
     except orjson.JSONDecodeError:
-        return _slow_bounded(data)  # raises with the precise reason (or accepts what orjson cannot read)
+        return _slow_bounded(data), None  # raises with the precise reason (or accepts what orjson cannot read)
+    written = _written_within_depth(data, parsed)
     if (
-        b"\\u003" in data  # an escaped ':' could hide a duplicate key from the count
+        written is None
+        or b"\\u003" in data  # an escaped ':' could hide a duplicate key from the count
         or _LONG_NUMBER in data.translate(_DIGITS)  # an integer orjson may have read inexactly
-        or data.count(b":") != orjson.dumps(parsed).count(b":")  # a key was lost: a duplicate
+        or data.count(b":") != written.count(b":")  # a key was lost: a duplicate
     ):
-        return _slow_bounded(data)
-    return parsed
+        return _slow_bounded(data), None
+    return parsed, written
+
+
+def strict_json(data: bytes) -> Any:
+    """Parse JSON as EEE does: no NaN/Infinity literals, no duplicate keys, UTF-8 only."""
+    return read_json(data)[0]

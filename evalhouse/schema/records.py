@@ -55,6 +55,7 @@ class ParsedRecord:
     raw_sha256: str | None = None  # when one run reads several payloads: this record's own bytes
     # read from JSON text (strictly): it holds no NaN or infinity, so a null in it is a null
     json_text: bool = False
+    record_json: bytes | None = None  # orjson's compact bytes of ``record`` when the reader wrote them
 
 
 @dataclass(frozen=True)

@@ -134,6 +134,7 @@ class _Prepared:
     raw_sha256: str
     migration: tuple[str, ...]
     results_json: list[bytes] | None  # each result's sorted-keys JSON, written by the fingerprint
+    record_json: str | None  # the record as the evaluation row stores it, when the reader wrote it so
 
 
 class Loader:
@@ -218,10 +219,13 @@ class Loader:
         record = dict(record)
         # read from JSON text and not migrated (a migration may write any float): no NaN, nulls are nulls
         fingerprint, results_json = fingerprint_with_results(record, json_exact=item.json_text and not steps)
+        # the reader's bytes of the record are the stored JSON unless the load changes the record
+        as_read = item.record_json.decode() if item.record_json is not None and not steps else None
         if not record.get("evaluation_id"):
             record["evaluation_id"] = f"{self.collection}/{record['model_info']['id']}/{fingerprint[:16]}"
+            as_read = None
         n_results = len(record["evaluation_results"])
-        return _Prepared(item, record, fingerprint, n_results, raw_sha256, tuple(steps), results_json)
+        return _Prepared(item, record, fingerprint, n_results, raw_sha256, tuple(steps), results_json, as_read)
 
     def _refuse(self, item: ParsedRecord, raw_sha256: str, reason: str, n_results: int) -> None:
         self.report.records_quarantined += 1
@@ -294,7 +298,7 @@ class Loader:
             "samples_sha256": p.item.samples_sha256,
             "migrated_from": p.migration[0].split()[3] if p.migration else None,
         }
-        self._rows["evaluation"].append(rows.evaluation_row(ctx, record, p.item.locator, extra))
+        self._rows["evaluation"].append(rows.evaluation_row(ctx, record, p.item.locator, extra, p.record_json))
         self.report.records_loaded += 1
         self._scores_of(ctx, p)
         self._rows["model_attribute"].extend(rows.model_facts(ctx, record))

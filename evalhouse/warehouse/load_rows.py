@@ -84,7 +84,11 @@ def score_id(fingerprint: str) -> int:
     return int(fingerprint[:16], 16) & _MAX_ID
 
 
-def evaluation_row(ctx: RecordContext, record: dict[str, Any], locator: str, extra: dict[str, Any]) -> dict[str, Any]:
+def evaluation_row(
+    ctx: RecordContext, record: dict[str, Any], locator: str, extra: dict[str, Any], record_json: str | None = None
+) -> dict[str, Any]:
+    """The record's ``evaluation`` row (``record_json``: its JSON as :func:`dump` writes it, when
+    the reader wrote that already)."""
     meta = record["source_metadata"]
     library = record["eval_library"]
     return {
@@ -107,7 +111,7 @@ def evaluation_row(ctx: RecordContext, record: dict[str, Any], locator: str, ext
         "source_type": meta["source_type"],
         "evaluator_relationship": meta["evaluator_relationship"],
         "source_metadata": dump(meta),
-        "record": dump(record),
+        "record": dump(record) if record_json is None else record_json,
         "source_evaluation_id": None,  # the source's id when two records shared it (set in extra)
         # what every score of the record shares (the score view joins it)
         "evaluated_by": ctx.evaluated_by,

@@ -23,23 +23,21 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 
 from evalhouse.config import ENV_MEMORY
-from evalhouse.curation.identity import IdentityFrom
-from evalhouse.curation.registry import Registry
+from evalhouse.curation.packaged_registry import PackagedRegistry, resolve
 from evalhouse.errors import RunFailed
 from evalhouse.ingest.redaction import redact_stored, url_secrets
 from evalhouse.schema.items import ItemBatch
-from evalhouse.schema.records import ParseItem
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, first_row
 from evalhouse.warehouse.decisions import record_decisions
 from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.items_load import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
-from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, LoadContext, Loader, LoadReport
+from evalhouse.warehouse.load_report import LoadReport, as_run_report
 from evalhouse.warehouse.memory_budget import (
     STEP_BUDGET_BYTES,
     Budget,
@@ -48,7 +46,11 @@ from evalhouse.warehouse.memory_budget import (
     spilling_beyond,
 )
 from evalhouse.warehouse.raw_store import RawEntry, RawStoreError
-from evalhouse.warehouse.registry_sync import sync_registry
+
+if TYPE_CHECKING:  # the loader, the name resolver and the registries' models load with a load
+    from evalhouse.curation.identity import IdentityFrom
+    from evalhouse.curation.registry import Registry
+    from evalhouse.schema.records import ParseItem
 
 RunStatus = Literal["completed", "partial", "failed", "unchanged", "recanonicalised"]
 #: Statuses of runs that loaded rows: what "the source's current data" was built by.
@@ -79,7 +81,7 @@ class RunContext:
 
     source: SourceRow
     trigger: str  # refresh, ingest, reparse, import-eee
-    registry: Registry
+    registry: Registry | PackagedRegistry  # the packaged registries are loaded when a load needs them
     parser_version: str | None = None
     collection: str | None = None
     allow_provisional: bool = False
@@ -87,7 +89,8 @@ class RunContext:
     after_load: AfterLoad | None = None
     details: dict[str, Any] = field(default_factory=dict)
     view_decisions: bool = True  # False: the caller records conflict and metric decisions once, later
-    batch_size: int = DEFAULT_BATCH_SIZE  # records per dedup query and per insert (memory holds one batch)
+    # records per dedup query and per insert (memory holds one batch); None: the loader's default
+    batch_size: int | None = None
     # DuckDB's bytes beyond what its indexes hold (None: no budget); $EVALHOUSE_LOAD_BUDGET, else 192 MB
     memory_budget: int | None = field(default_factory=load_budget)
     run_id: str = ""
@@ -341,9 +344,14 @@ def _out_of_memory(exc: BaseException) -> duckdb.OutOfMemoryException | None:
 
 def _load_once(wh: Warehouse, ctx: RunContext, plan: LoadPlan, result: RunResult, budget: Budget | None) -> None:
     """One attempt of :func:`run_load`'s transaction, within ``budget`` until its commit; fills ``result``."""
+    # the loader (pydantic, the EEE models, name resolution) and the registries load with the first load
+    from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, LoadContext, Loader  # noqa: PLC0415
+    from evalhouse.warehouse.registry_sync import sync_registry  # noqa: PLC0415
+
+    registry = resolve(ctx.registry)
     with wh.transaction() as con:
         register_source(con, ctx.source)
-        sync_registry(con, ctx.registry)
+        sync_registry(con, registry)
         if plan.replace_source:
             remove_parsed_rows(con, ctx.source.source_key)
         loader = Loader(
@@ -351,17 +359,18 @@ def _load_once(wh: Warehouse, ctx: RunContext, plan: LoadPlan, result: RunResult
             LoadContext(
                 source_key=ctx.source.source_key,
                 run_id=ctx.run_id,
-                registry=ctx.registry,
+                registry=registry,
                 collection=ctx.collection,
                 allow_provisional=ctx.allow_provisional,
                 identity_from=ctx.identity_from,
-                batch_size=ctx.batch_size,
+                batch_size=ctx.batch_size or DEFAULT_BATCH_SIZE,
                 between_batches=budget.keep if budget else None,
             ),
         )
         batches: list[ItemBatch] = []
         # items stream through the loader; fetch rows are known once they are all read
-        result.report = loader.load(_records_only(plan.items(), batches), raw_sha256=plan.payload_sha256 or "none")
+        loaded = loader.load(_records_only(plan.items(), batches), raw_sha256=plan.payload_sha256 or "none")
+        result.report = as_run_report(loaded)
         if plan.settle is not None:
             plan.settle()
         record_fetches(con, plan.entries, ctx.run_id)
@@ -485,8 +494,12 @@ def loaded_payloads(con: duckdb.DuckDBPyConnection, source_key: str) -> frozense
 def checkpoint(skip: bool = False) -> AfterLoad | None:
     """The expectations checkpoint to run inside each load (None when ``skip``): the suites as
     set-based SQL (:mod:`evalhouse.warehouse.expectations_sql`), rolling the load back on failure."""
-    if skip:
-        return None
+    return None if skip else _checkpoint_after_load
+
+
+def _checkpoint_after_load(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """:func:`~evalhouse.warehouse.expectations_sql.checkpoint_after_load`, imported when a load
+    first runs it (its suites and the canonicaliser's constants; a quiet night loads nothing)."""
     from evalhouse.warehouse.expectations_sql import checkpoint_after_load  # noqa: PLC0415 - loads only
 
-    return checkpoint_after_load
+    checkpoint_after_load(con, run_id)

@@ -16,12 +16,11 @@ import json
 import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from evalhouse.common import progress
-from evalhouse.curation.registry import Registry, load_registry
+from evalhouse.curation.packaged_registry import PACKAGED, PackagedRegistry
+from evalhouse.ingest._httpx import httpx
 from evalhouse.ingest.catalog import catalog, get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
 from evalhouse.ingest.http import HttpClient
@@ -30,8 +29,11 @@ from evalhouse.pipeline import guards, ledger
 from evalhouse.pipeline.reparse import reload_stored
 from evalhouse.pipeline.source_run import Fetched, SourceRun, parsed_fingerprint, store_fetch, tag_items
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.load import insert_rows
+from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.raw_store import RawStore
+
+if TYPE_CHECKING:
+    from evalhouse.curation.registry import Registry
 
 OFFLINE_HINT = (
     "no network? replay pinned payloads instead: 'make mirror && make run MIRROR=build/mirror' "
@@ -53,7 +55,8 @@ class RefreshOptions:
     env: Mapping[str, str] | None = None
     client_factory: ClientFactory = default_client
     after_load: ledger.AfterLoad | None = None
-    registry: Registry = field(default_factory=load_registry)
+    # the registries to canonicalise with; the packaged ones are loaded only when a run canonicalises
+    registry: Registry | PackagedRegistry = PACKAGED
     on_start: Callable[[str], None] | None = None  # a source's run begins (progress display)
     on_done: Callable[[ledger.RunResult], None] | None = None  # ... and ends
     accept_drift: Collection[str] = ()  # sources whose row-drop guard a person waives for this run

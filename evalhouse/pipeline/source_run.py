@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evalhouse.curation.registry import Registry
+from evalhouse.curation.packaged_registry import PackagedRegistry
 from evalhouse.ingest.fetch import FetchRequest, FetchResult
 from evalhouse.ingest.redaction import redact_stored, redact_url
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
@@ -21,6 +21,9 @@ from evalhouse.schema.fingerprint import record_fingerprint
 from evalhouse.schema.records import ParsedRecord, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
+
+if TYPE_CHECKING:
+    from evalhouse.curation.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ class SourceRun:
         wh: Warehouse,
         module: SourceModule,
         trigger: str,
-        registry: Registry,
+        registry: Registry | PackagedRegistry,
         *,
         after_load: ledger.AfterLoad | None = None,
         **details: Any,

@@ -12,22 +12,27 @@ import math
 import re
 from collections.abc import Mapping
 from datetime import date
+from functools import cache
 from importlib import resources
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from evalhouse.common.yamls import load_package_yaml
 from evalhouse.ingest.source import FetchMeta, ParseError
-from evalhouse.schema.eee import SCHEMA_VERSION, EvaluationLog
 from evalhouse.schema.records import (
     EVALUATED_BY_VALUES,
     RELEASE_DATE,
     RELEASE_DATE_KIND,
     RELEASE_DATE_PRECISION,
+    SCHEMA_VERSION,
     ParsedRecord,
     ParseFailure,
 )
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from evalhouse.schema.eee import EvaluationLog
+
 
 # A plain decimal or scientific number. Python's float() also takes "nan", "inf", "1_000" and
 # surrounding junk-free words like "Infinity"; a leaderboard cell holding those is not a score.
@@ -237,11 +242,23 @@ def build_record(  # noqa: PLR0913 - keyword-only arguments are the parts of an 
         "model_info": model_info,
         "evaluation_results": results,
     }
+    model, invalid = _models()
     try:
-        validated = EvaluationLog.model_validate(record)
-    except ValidationError as exc:
+        validated = model.model_validate(record)
+    except invalid as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         reason = f"record does not validate as EEE {SCHEMA_VERSION}: {where}: {first['msg']}"
         return ParseFailure(locator, reason, payload)
     return ParsedRecord(record=validated.to_json_dict(), locator=locator)
+
+
+@cache
+def _models() -> tuple[type[EvaluationLog], type[ValidationError]]:
+    """The EEE record model and pydantic's error, imported when the first record is built (a
+    refresh that parses nothing never loads them)."""
+    from pydantic import ValidationError  # noqa: PLC0415
+
+    from evalhouse.schema.eee import EvaluationLog  # noqa: PLC0415
+
+    return EvaluationLog, ValidationError

@@ -117,6 +117,8 @@ class RunResult:
     items: ItemLoadReport | None = None  # set when the source yielded item-level batches
     # when the load began (time.perf_counter): the recorded duration includes a replay
     started: float = field(default_factory=time.perf_counter, repr=False, compare=False)
+    # when a run that loaded nothing knew its outcome, if recorded later (None: when recorded)
+    finished_at: datetime | None = field(default=None, repr=False, compare=False)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -258,7 +260,7 @@ def _insert_run(
         "source_key": result.source_key,
         "trigger": ctx.trigger,
         "started_at": ctx.started_at,
-        "finished_at": datetime.now(UTC),
+        "finished_at": result.finished_at or datetime.now(UTC),
         "status": result.status,
         "n_read": counts["read"],
         "n_loaded": counts["loaded"],
@@ -409,20 +411,27 @@ def remove_parsed_rows(con: duckdb.DuckDBPyConnection, source_key: str) -> None:
         con.execute(f"DELETE FROM {table} WHERE source_key = ?", [source_key])
 
 
-def record_run(
+def record_run(  # noqa: PLR0913 - finished_at is keyword-only, for runs recorded after the fact
     wh: Warehouse,
     ctx: RunContext,
     status: RunStatus,
     entries: list[RawEntry],
     error: str | None = None,
+    *,
+    finished_at: datetime | None = None,
 ) -> RunResult:
-    """Record a run that loaded nothing (failed before loading, or unchanged) with its fetches."""
+    """Record a run that loaded nothing (failed before loading, or unchanged) with its fetches.
+
+    ``finished_at``: when the run's outcome was known, if it is recorded later (a refresh records
+    the quiet sources of a night together, after fetching the next ones); default now."""
+    finished_at = finished_at or datetime.now(UTC)
     result = RunResult(
         ctx.run_id,
         ctx.source.source_key,
         status,
         error=error,
-        duration_s=(datetime.now(UTC) - ctx.started_at).total_seconds(),
+        duration_s=(finished_at - ctx.started_at).total_seconds(),
+        finished_at=finished_at,
         payload_sha256=payload_digest(entries) if entries else None,
     )
     with wh.transaction() as con:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from evalhouse.curation.packaged_registry import PackagedRegistry
@@ -116,10 +117,19 @@ class SourceRun:
         return self.ctx.run_id
 
     def record(
-        self, status: ledger.RunStatus, entries: list[RawEntry], error: str | None = None, **details: Any
+        self,
+        status: ledger.RunStatus,
+        entries: list[RawEntry],
+        error: str | None = None,
+        *,
+        finished_at: datetime | None = None,
+        **details: Any,
     ) -> ledger.RunResult:
-        """End without loading (failed before the load, or unchanged), keeping the fetch rows."""
-        return ledger.record_run(self.wh, self.ctx.with_details(**details), status, entries, error)
+        """End without loading (failed before the load, or unchanged), keeping the fetch rows;
+        ``finished_at``: when that was known, if it is recorded later."""
+        return ledger.record_run(
+            self.wh, self.ctx.with_details(**details), status, entries, error, finished_at=finished_at
+        )
 
     def parse(self, fetched: list[Fetched], entries: list[RawEntry]) -> list[ParseItem] | ledger.RunResult:
         """Every item of every payload, or the failed run when a payload is unreadable as a whole."""

@@ -180,8 +180,10 @@ DRIFTS = (
     _reversed_keys,
     lambda r: _reversed_keys(r["evaluation_results"][0]["metric_config"]),
     lambda r: r["model_info"].__setitem__("developer", None),
-    lambda r: r["model_info"].update({"additional_details": r["model_info"].pop("additional_details")})
-    or r["model_info"].__setitem__("name", r["model_info"].pop("name")),
+    lambda r: (
+        r["model_info"].update({"additional_details": r["model_info"].pop("additional_details")})
+        or r["model_info"].__setitem__("name", r["model_info"].pop("name"))
+    ),
     lambda r: r["evaluation_results"][0]["score_details"].__setitem__("score", 1),
     lambda r: r["evaluation_results"][0]["score_details"].__setitem__("score", True),
     lambda r: r["evaluation_results"][0]["metric_config"].__setitem__("max_score", 100),

@@ -300,7 +300,7 @@ def _kept_as_built(record: dict[str, Any]) -> bool:
 
 @cache
 def _fast_checks() -> tuple[Callable[[Any], bool], Callable[[Any], bool]]:
-    """"Surely valid" and "its own dump", imported with the first record built."""
+    """The "surely valid" and "its own dump" checks, imported with the first record built."""
     from evalhouse.schema.eee_check import surely_valid  # noqa: PLC0415
     from evalhouse.schema.eee_dump import dumps_as_itself  # noqa: PLC0415
 

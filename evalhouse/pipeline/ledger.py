@@ -172,6 +172,13 @@ class LoadPlan:
 
 
 def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
+    """The source's row, written when it is new or its description changed (an unchanged row is
+    not rewritten: every run registers its source, and a rewrite is work for the next checkpoint)."""
+    stored = con.execute(
+        "SELECT name, kind, tier, organisation, homepage FROM source WHERE source_key = ?", [row.source_key]
+    ).fetchall()
+    if stored == [(row.name, row.kind, row.tier, row.organisation, row.homepage)]:
+        return
     con.execute(
         "INSERT INTO source (source_key, name, kind, tier, organisation, homepage) VALUES (?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (source_key) DO UPDATE SET name = excluded.name, kind = excluded.kind,"

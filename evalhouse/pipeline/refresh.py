@@ -382,6 +382,11 @@ def refresh(
     results: list[ledger.RunResult] = []
     with progress.task("refresh", total=len(modules)) as step:
 
+        def starting(module: SourceModule) -> None:
+            step.note(module.SOURCE.key)
+            if options.on_start:
+                options.on_start(module.SOURCE.key)
+
         def done(result: ledger.RunResult) -> None:
             results.append(result)
             step.advance(note=f"{result.source_key} {result.status}")
@@ -390,14 +395,14 @@ def refresh(
 
         queue = list(modules)
         while queue:
-            batch = _next_batch(wh, queue, options, done)
+            batch = _next_batch(wh, queue, options, starting, done)
+            if not batch:  # every source taken ended without a fetch (read from files only, no credential)
+                continue
             endings: list[Ending] = []
             try:
                 with wh.released(f"fetching and parsing {', '.join(m.SOURCE.key for m, _ in batch)} (database closed)"):
                     for n, (module, known) in enumerate(batch):
-                        step.note(module.SOURCE.key)
-                        if options.on_start:
-                            options.on_start(module.SOURCE.key)
+                        starting(module)
                         endings.append(_fetch_and_judge(_new_run(wh, module, options), store, options, known))
                         if endings[-1].loads:  # the rest are fetched after this load, from what it leaves
                             queue[:0] = [m for m, _ in batch[n + 1 :]]
@@ -412,6 +417,7 @@ def _next_batch(
     wh: Warehouse,
     queue: list[SourceModule],
     options: RefreshOptions,
+    starting: Callable[[SourceModule], None],
     done: Callable[[ledger.RunResult], None],
 ) -> list[tuple[SourceModule, Known]]:
     """The next sources to fetch in one closing of the database, taken from ``queue`` with what the
@@ -422,6 +428,7 @@ def _next_batch(
         module = queue.pop(0)
         known = known_of(wh, module, options)
         if isinstance(known, ledger.RunResult):
+            starting(module)
             done(known)
         else:
             batch.append((module, known))

@@ -22,8 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TextIO
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from evalhouse.common import progress
 from evalhouse.common.jsonable import dumps
@@ -31,14 +29,65 @@ from evalhouse.config import resolve_db_path
 from evalhouse.errors import EXIT_INTERRUPTED, EXIT_USAGE, EvalhouseError
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.progress import Progress, TaskID
-
-console = Console(stderr=True, soft_wrap=True)  # messages carry paths; never break them
-out = Console(soft_wrap=True)
 
 #: Width tables are laid out at when the stream is not a terminal: wide enough that rich never
 #: cuts a value to "…" (a nightly log exists to show whole source keys, ids and dates).
 UNBOUNDED_WIDTH = 100_000
+
+
+class LazyConsole:
+    """A rich ``Console`` made when something is first printed through it.
+
+    Importing rich is ~30 ms, and a command that writes JSON (a nightly ``refresh --json``) or
+    nothing prints nothing through it. Every attribute is the console's own; :attr:`console` is
+    the console itself, for rich APIs that take one (a progress bar).
+    """
+
+    def __init__(self, **options: Any) -> None:
+        self.__dict__.update(_options=options, _console=None, _width=("keep", None))
+
+    @property
+    def console(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            made = Console(**self._options)
+            self.__dict__["_console"] = made
+            self._apply(made)
+        return self._console
+
+    def lay_out(self, width: int | None) -> None:
+        """Tables at the terminal's width (None), or at ``width`` (when not a terminal)."""
+        self.__dict__["_width"] = ("set", width)
+        if self._console is not None:
+            self._apply(self._console)
+
+    def _apply(self, made: Console) -> None:
+        how, width = self._width
+        if how == "set" and width is None:
+            made._width = None  # back to the terminal's own width
+        elif how == "set":
+            made.width = width
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.console, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.console, name, value)
+
+
+console = LazyConsole(stderr=True, soft_wrap=True)  # messages carry paths; never break them
+out = LazyConsole(soft_wrap=True)
+
+
+def escape(text: str) -> str:
+    """rich's markup escape (rich loads when it is first needed)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout (for scripts).")]
 DbOption = Annotated[
@@ -84,10 +133,7 @@ def configure_output() -> None:
     known (a test runner replaces them).
     """
     for con, stream in ((out, sys.stdout), (console, sys.stderr)):
-        if is_terminal(stream):
-            con._width = None  # back to the terminal's own width
-        else:
-            con.width = UNBOUNDED_WIDTH
+        con.lay_out(None if is_terminal(stream) else UNBOUNDED_WIDTH)
 
 
 def shown(value: str | None, n: int = 16) -> str:
@@ -227,7 +273,7 @@ class _BarReporter:
                 TextColumn("eta"),
                 TimeRemainingColumn(),
                 TextColumn("{task.fields[note]}"),
-                console=console,
+                console=console.console,
                 transient=True,
             )
             self._bar.start()

@@ -349,7 +349,7 @@ def _progress(show: bool) -> Progress | _NoProgress:
         TextColumn("{task.description}"),
         BarColumn(),
         TimeElapsedColumn(),
-        console=console,
+        console=console.console,
         disable=not show,
         transient=True,
     )

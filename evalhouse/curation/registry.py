@@ -12,7 +12,6 @@ import hashlib
 import re
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import yaml
@@ -33,9 +32,9 @@ from evalhouse.curation.registry_files import (
     Unit,
     UnitsFile,
 )
+from evalhouse.curation.registry_version import FILES, content_hash, read_file, version_text
 from evalhouse.errors import InputError
 
-FILES = ("metrics.yaml", "units.yaml", "benchmarks.yaml", "developers.yaml", "evidence_kinds.yaml", "model_tokens.yaml")
 DENOMINATOR_RE = re.compile(r"^(?:x\s*/\s*|out of\s+|/\s*)(\d+(?:\.\d+)?)$")
 
 
@@ -83,8 +82,7 @@ class Registry(BaseModel):
 
     @property
     def version(self) -> str:
-        parts = "+".join(f"{k}@{v}" for k, v in sorted(self.versions.items()))
-        return f"{parts}#{self.content_sha256[:12]}"
+        return version_text(self.versions, self.content_sha256)
 
     # -- lookups ----------------------------------------------------------------------------
 
@@ -204,7 +202,7 @@ def scale(value: float, factor: float) -> float:
 
 
 def _read(name: str) -> tuple[dict[str, Any], bytes]:
-    raw = resources.files("evalhouse.curation.registries").joinpath(name).read_bytes()
+    raw = read_file(name)
     try:
         data = load_package_yaml(raw)
     except yaml.YAMLError as exc:
@@ -320,7 +318,7 @@ def _index_developers(
     return aliases, tuple(patterns)
 
 
-def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry:
+def build_registry(docs: Mapping[str, Any], *, content: bytes = b"", content_sha256: str | None = None) -> Registry:
     """Validate the documents (``{"metrics.yaml": {...}, ...}``) against each other and index their aliases."""
     try:
         mf = MetricsFile.model_validate(docs["metrics.yaml"])
@@ -365,7 +363,7 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry
         benchmarks={b.id: b for b in bf.benchmarks},
         evidence_kinds={k.kind: k for k in ef.kinds},
         versions=versions,
-        content_sha256=hashlib.sha256(content).hexdigest(),
+        content_sha256=content_sha256 or hashlib.sha256(content).hexdigest(),
         metric_aliases=metric_aliases,
         unit_aliases=unit_aliases,
         benchmark_aliases=bench_aliases,
@@ -385,9 +383,8 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"") -> Registry
 @cache
 def load_registry() -> Registry:
     """The packaged registries, validated (cached: they are read-only data)."""
-    docs = {}
-    content = b""
+    docs, raws = {}, []
     for name in FILES:
         docs[name], raw = _read(name)
-        content += hashlib.sha256(raw).digest()
-    return build_registry(docs, content=content)
+        raws.append(raw)
+    return build_registry(docs, content_sha256=content_hash(raws))

@@ -11,9 +11,8 @@ from types import MappingProxyType
 from typing import Literal
 from urllib.parse import urlsplit
 
-import httpx
-
 from evalhouse.errors import RunFailed
+from evalhouse.ingest._httpx import httpx
 from evalhouse.ingest.redaction import REDACTED, is_secret_header, is_secret_param, redact_url, secret_forms
 
 FetchErrorKind = Literal[

@@ -39,8 +39,7 @@ from typing import Any, Self
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
-import httpx
-
+from evalhouse.ingest._httpx import httpx
 from evalhouse.ingest.fetch import FetchError, FetchErrorKind, FetchRequest, FetchResult, parse_retry_after
 from evalhouse.ingest.mirror import mirror_url
 from evalhouse.ingest.redaction import ACTIVE_SECRETS, is_secret_header, redact_text, redact_url

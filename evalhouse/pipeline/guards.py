@@ -29,12 +29,14 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from evalhouse.curation.canonicalise import Canonicaliser, Rejection
-from evalhouse.curation.registry import Registry, load_registry
+from evalhouse.curation.packaged_registry import PACKAGED, PackagedRegistry, resolve
 from evalhouse.ingest.source import EmptyPlaceholder, LayoutChanged, ParseError
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
+
+if TYPE_CHECKING:
+    from evalhouse.curation.registry import Registry
 
 Outcome = Literal["failed", "partial", "accepted"]
 
@@ -114,7 +116,7 @@ class Evidence:
     policy: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULTS))
     accept_drift: bool = False
     hint: str = ""
-    registry: Registry = field(default_factory=load_registry)  # the run's registry (bounds guard)
+    registry: Registry | PackagedRegistry = PACKAGED  # the run's registry (bounds guard), loaded when used
 
     @property
     def records(self) -> int:
@@ -141,9 +143,15 @@ class Evidence:
     @cached_property
     def rejections(self) -> list[tuple[str, str]]:
         """``(locator, reason)`` of every result the canonicaliser would quarantine (computed once)."""
-        canon = Canonicaliser(self.registry)
+        results = list(self.results())
+        if not results:
+            return []
+        # the canonicaliser (and the registries it reads) load when there are results to judge
+        from evalhouse.curation.canonicalise import Canonicaliser, Rejection  # noqa: PLC0415
+
+        canon = Canonicaliser(resolve(self.registry))
         out = []
-        for locator, result in self.results():
+        for locator, result in results:
             got = canon.canonicalise(result, source_key=self.source_key)
             if isinstance(got, Rejection):
                 out.append((locator, got.reason))

@@ -23,23 +23,21 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 
 from evalhouse.config import ENV_MEMORY
-from evalhouse.curation.identity import IdentityFrom
-from evalhouse.curation.registry import Registry
+from evalhouse.curation.packaged_registry import PackagedRegistry, resolve
 from evalhouse.errors import CommitFailed, RunFailed
 from evalhouse.ingest.redaction import redact_stored, url_secrets
 from evalhouse.schema.items import ItemBatch
-from evalhouse.schema.records import ParseItem
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, first_row
 from evalhouse.warehouse.decisions import record_decisions
 from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.items_load import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
-from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, LoadContext, Loader, LoadReport
+from evalhouse.warehouse.load_report import LoadReport, as_run_report
 from evalhouse.warehouse.memory_budget import (
     STEP_BUDGET_BYTES,
     Budget,
@@ -48,7 +46,11 @@ from evalhouse.warehouse.memory_budget import (
     spilling_beyond,
 )
 from evalhouse.warehouse.raw_store import RawEntry, RawStoreError
-from evalhouse.warehouse.registry_sync import sync_registry
+
+if TYPE_CHECKING:  # the loader, the name resolver and the registries' models load with a load
+    from evalhouse.curation.identity import IdentityFrom
+    from evalhouse.curation.registry import Registry
+    from evalhouse.schema.records import ParseItem
 
 RunStatus = Literal["completed", "partial", "failed", "unchanged", "recanonicalised"]
 #: Statuses of runs that loaded rows: what "the source's current data" was built by.
@@ -79,7 +81,7 @@ class RunContext:
 
     source: SourceRow
     trigger: str  # refresh, ingest, reparse, import-eee
-    registry: Registry
+    registry: Registry | PackagedRegistry  # the packaged registries are loaded when a load needs them
     parser_version: str | None = None
     collection: str | None = None
     allow_provisional: bool = False
@@ -87,7 +89,8 @@ class RunContext:
     after_load: AfterLoad | None = None
     details: dict[str, Any] = field(default_factory=dict)
     view_decisions: bool = True  # False: the caller records conflict and metric decisions once, later
-    batch_size: int = DEFAULT_BATCH_SIZE  # records per dedup query and per insert (memory holds one batch)
+    # records per dedup query and per insert (memory holds one batch); None: the loader's default
+    batch_size: int | None = None
     # DuckDB's bytes beyond what its indexes hold (None: no budget); $EVALHOUSE_LOAD_BUDGET, else 256 MB
     memory_budget: int | None = field(default_factory=load_budget)
     run_id: str = ""
@@ -114,6 +117,8 @@ class RunResult:
     items: ItemLoadReport | None = None  # set when the source yielded item-level batches
     # when the load began (time.perf_counter): the recorded duration includes a replay
     started: float = field(default_factory=time.perf_counter, repr=False, compare=False)
+    # when a run that loaded nothing knew its outcome, if recorded later (None: when recorded)
+    finished_at: datetime | None = field(default=None, repr=False, compare=False)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -167,6 +172,13 @@ class LoadPlan:
 
 
 def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
+    """The source's row, written when it is new or its description changed (an unchanged row is
+    not rewritten: every run registers its source, and a rewrite is work for the next checkpoint)."""
+    stored = con.execute(
+        "SELECT name, kind, tier, organisation, homepage FROM source WHERE source_key = ?", [row.source_key]
+    ).fetchall()
+    if stored == [(row.name, row.kind, row.tier, row.organisation, row.homepage)]:
+        return
     con.execute(
         "INSERT INTO source (source_key, name, kind, tier, organisation, homepage) VALUES (?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (source_key) DO UPDATE SET name = excluded.name, kind = excluded.kind,"
@@ -255,7 +267,7 @@ def _insert_run(
         "source_key": result.source_key,
         "trigger": ctx.trigger,
         "started_at": ctx.started_at,
-        "finished_at": datetime.now(UTC),
+        "finished_at": result.finished_at or datetime.now(UTC),
         "status": result.status,
         "n_read": counts["read"],
         "n_loaded": counts["loaded"],
@@ -342,9 +354,14 @@ def _out_of_memory(exc: BaseException) -> BaseException | None:
 
 def _load_once(wh: Warehouse, ctx: RunContext, plan: LoadPlan, result: RunResult, budget: Budget | None) -> None:
     """One attempt of :func:`run_load`'s transaction, within ``budget`` until its commit; fills ``result``."""
+    # the loader (pydantic, the EEE models, name resolution) and the registries load with the first load
+    from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, LoadContext, Loader  # noqa: PLC0415
+    from evalhouse.warehouse.registry_sync import sync_registry  # noqa: PLC0415
+
+    registry = resolve(ctx.registry)
     with wh.transaction() as con:
         register_source(con, ctx.source)
-        sync_registry(con, ctx.registry)
+        sync_registry(con, registry)
         if plan.replace_source:
             remove_parsed_rows(con, ctx.source.source_key)
         loader = Loader(
@@ -352,17 +369,18 @@ def _load_once(wh: Warehouse, ctx: RunContext, plan: LoadPlan, result: RunResult
             LoadContext(
                 source_key=ctx.source.source_key,
                 run_id=ctx.run_id,
-                registry=ctx.registry,
+                registry=registry,
                 collection=ctx.collection,
                 allow_provisional=ctx.allow_provisional,
                 identity_from=ctx.identity_from,
-                batch_size=ctx.batch_size,
+                batch_size=ctx.batch_size or DEFAULT_BATCH_SIZE,
                 between_batches=budget.keep if budget else None,
             ),
         )
         batches: list[ItemBatch] = []
         # items stream through the loader; fetch rows are known once they are all read
-        result.report = loader.load(_records_only(plan.items(), batches), raw_sha256=plan.payload_sha256 or "none")
+        loaded = loader.load(_records_only(plan.items(), batches), raw_sha256=plan.payload_sha256 or "none")
+        result.report = as_run_report(loaded)
         if plan.settle is not None:
             plan.settle()
         record_fetches(con, plan.entries, ctx.run_id)
@@ -412,20 +430,27 @@ def remove_parsed_rows(con: duckdb.DuckDBPyConnection, source_key: str) -> None:
     con.execute("DELETE FROM score_setup WHERE setup_id NOT IN (SELECT setup_id FROM score_value)")
 
 
-def record_run(
+def record_run(  # noqa: PLR0913 - finished_at is keyword-only, for runs recorded after the fact
     wh: Warehouse,
     ctx: RunContext,
     status: RunStatus,
     entries: list[RawEntry],
     error: str | None = None,
+    *,
+    finished_at: datetime | None = None,
 ) -> RunResult:
-    """Record a run that loaded nothing (failed before loading, or unchanged) with its fetches."""
+    """Record a run that loaded nothing (failed before loading, or unchanged) with its fetches.
+
+    ``finished_at``: when the run's outcome was known, if it is recorded later (a refresh records
+    the quiet sources of a night together, after fetching the next ones); default now."""
+    finished_at = finished_at or datetime.now(UTC)
     result = RunResult(
         ctx.run_id,
         ctx.source.source_key,
         status,
         error=error,
-        duration_s=(datetime.now(UTC) - ctx.started_at).total_seconds(),
+        duration_s=(finished_at - ctx.started_at).total_seconds(),
+        finished_at=finished_at,
         payload_sha256=payload_digest(entries) if entries else None,
     )
     with wh.transaction() as con:
@@ -497,8 +522,12 @@ def loaded_payloads(con: duckdb.DuckDBPyConnection, source_key: str) -> frozense
 def checkpoint(skip: bool = False) -> AfterLoad | None:
     """The expectations checkpoint to run inside each load (None when ``skip``): the suites as
     set-based SQL (:mod:`evalhouse.warehouse.expectations_sql`), rolling the load back on failure."""
-    if skip:
-        return None
+    return None if skip else _checkpoint_after_load
+
+
+def _checkpoint_after_load(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """:func:`~evalhouse.warehouse.expectations_sql.checkpoint_after_load`, imported when a load
+    first runs it (its suites and the canonicaliser's constants; a quiet night loads nothing)."""
     from evalhouse.warehouse.expectations_sql import checkpoint_after_load  # noqa: PLC0415 - loads only
 
-    return checkpoint_after_load
+    checkpoint_after_load(con, run_id)

@@ -16,12 +16,12 @@ import json
 import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-import httpx
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from evalhouse.common import progress
-from evalhouse.curation.registry import Registry, load_registry
+from evalhouse.curation.packaged_registry import PACKAGED, PackagedRegistry
+from evalhouse.ingest._httpx import httpx
 from evalhouse.ingest.catalog import catalog, get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
 from evalhouse.ingest.http import HttpClient
@@ -30,8 +30,11 @@ from evalhouse.pipeline import guards, ledger
 from evalhouse.pipeline.reparse import reload_stored
 from evalhouse.pipeline.source_run import Fetched, SourceRun, parsed_fingerprint, store_fetch, tag_items
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.load import insert_rows
+from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.raw_store import RawStore
+
+if TYPE_CHECKING:
+    from evalhouse.curation.registry import Registry
 
 OFFLINE_HINT = (
     "no network? replay pinned payloads instead: 'make mirror && make run MIRROR=build/mirror' "
@@ -53,7 +56,8 @@ class RefreshOptions:
     env: Mapping[str, str] | None = None
     client_factory: ClientFactory = default_client
     after_load: ledger.AfterLoad | None = None
-    registry: Registry = field(default_factory=load_registry)
+    # the registries to canonicalise with; the packaged ones are loaded only when a run canonicalises
+    registry: Registry | PackagedRegistry = PACKAGED
     on_start: Callable[[str], None] | None = None  # a source's run begins (progress display)
     on_done: Callable[[ledger.RunResult], None] | None = None  # ... and ends
     accept_drift: Collection[str] = ()  # sources whose row-drop guard a person waives for this run
@@ -236,52 +240,84 @@ def _gather(run: SourceRun, store: RawStore, options: RefreshOptions, state: Sou
         return _gather_http(client, run, requests, store)
 
 
+def _new_run(wh: Warehouse, module: SourceModule, options: RefreshOptions) -> SourceRun:
+    return SourceRun(wh, module, "refresh", options.registry, after_load=options.after_load, mirror=options.mirror)
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the warehouse says of a source before its fetch (read with the database open)."""
+
+    state: SourceState
+    last: ledger.LastRun | None
+    previous: guards.Previous | None
+
+
+def known_of(wh: Warehouse, module: SourceModule, options: RefreshOptions) -> Known | ledger.RunResult:
+    """What the warehouse knows of ``module`` before fetching it, or the failed run of a source
+    that cannot be fetched at all (read from files only, or missing a credential)."""
+    spec = module.SOURCE
+    env = dict(os.environ if options.env is None else options.env)
+    if not spec.default_urls and spec.cadence == "manual":
+        return _new_run(wh, module, options).record(
+            "failed", [], f"{spec.key} is read from files: use 'evalhouse ingest {spec.key} PATH'"
+        )
+    missing = [var for var in spec.required_env if not env.get(var)]
+    if missing:
+        return _new_run(wh, module, options).record(
+            "failed", [], f"missing credential(s) {', '.join(missing)}: set them in the environment"
+        )
+    last = ledger.last_loading_run(wh.con, spec.key)
+    return Known(source_state(wh, spec.key, env), last, previous_figures(wh, last))
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a judged run ends, called with the database open again: recorded, or loaded (``loads``:
+    it holds the parsed items, so it ends before anything else is fetched)."""
+
+    finish: Callable[[], ledger.RunResult]
+    loads: bool
+
+
 def refresh_source(
     wh: Warehouse, store: RawStore, module: SourceModule, options: RefreshOptions | None = None
 ) -> ledger.RunResult:
     """One source's run. Fetching and parsing happen with the database released (readers may
     open it meanwhile); the run is recorded or loaded with it reopened, in one transaction."""
     options = options or RefreshOptions()
-    spec = module.SOURCE
-    env = dict(os.environ if options.env is None else options.env)
-    run = SourceRun(wh, module, "refresh", options.registry, after_load=options.after_load, mirror=options.mirror)
-    if not spec.default_urls and spec.cadence == "manual":
-        return run.record("failed", [], f"{spec.key} is read from files: use 'evalhouse ingest {spec.key} PATH'")
-    missing = [var for var in spec.required_env if not env.get(var)]
-    if missing:
-        return run.record("failed", [], f"missing credential(s) {', '.join(missing)}: set them in the environment")
-    state = source_state(wh, spec.key, env)
-    last = ledger.last_loading_run(wh.con, spec.key)
-    previous = previous_figures(wh, last)
-    with wh.released(f"fetching and parsing {spec.key} (database closed)"):
-        finish = _fetch_and_judge(run, store, options, (state, last, previous))
-    return finish()
+    known = known_of(wh, module, options)
+    if isinstance(known, ledger.RunResult):
+        return known
+    run = _new_run(wh, module, options)
+    with wh.released(f"fetching and parsing {module.SOURCE.key} (database closed)"):
+        ending = _fetch_and_judge(run, store, options, known)
+    return ending.finish()
 
 
-def _fetch_and_judge(
-    run: SourceRun,
-    store: RawStore,
-    options: RefreshOptions,
-    known: tuple[SourceState, ledger.LastRun | None, guards.Previous | None],
-) -> Callable[[], ledger.RunResult]:
+def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, known: Known) -> Ending:
     """Fetch, parse and judge without the database (``known``: what the warehouse said before);
     returns how the run ends, to be called with the database open again."""
     module, spec = run.module, run.spec
-    state, last, previous = known
+    state, last, previous = known.state, known.last, known.previous
     got = _gather(run, store, options, state)
     entries = [f.entry for f in got.fetched]
     stale = last is not None and last.registry_version != options.registry.version
     # Pages the last loading run was already missing (Swallow's unpublished model pages) are not
     # news; a newly missing page is, even when the records it held are elsewhere too.
     same_gaps = guards.nothing_new_missing(got.failures, previous)
+
+    def recorded(status: ledger.RunStatus, error: str | None = None, **details: Any) -> Ending:
+        judged = datetime.now(UTC)  # the run ends now, whenever it is written
+        return Ending(lambda: run.record(status, entries, error, finished_at=judged, **details), loads=False)
+
+    def reloaded() -> Ending:
+        return Ending(lambda: reload_stored(run, store, entries, status="recanonicalised"), loads=True)
+
     if not got.fetched and got.not_modified and not got.failures:
-        if stale:
-            return lambda: reload_stored(run, store, entries, status="recanonicalised")
-        return lambda: run.record("unchanged", entries, reason="304 Not Modified")
+        return reloaded() if stale else recorded("unchanged", reason="304 Not Modified")
     if same_gaps and last is not None and last.payload_sha256 == ledger.payload_digest(entries) and got.fetched:
-        if stale:
-            return lambda: reload_stored(run, store, entries, status="recanonicalised")
-        return lambda: run.record("unchanged", entries, reason="payload sha256 equals the last loading run's")
+        return reloaded() if stale else recorded("unchanged", reason="payload sha256 equals the last loading run's")
     pages = [_parse_page(module, f) for f in got.fetched]
 
     # ---- DRIFT GUARDS: the one place a run's fetches and parse are judged (pipeline/guards.py) ----
@@ -299,19 +335,17 @@ def _fetch_and_judge(
     decisive = guards.outcome(verdicts)
     report = {"figures": evidence.figures(), "guards": [_verdict_json(v) for v in verdicts]}
     if decisive is not None and decisive.outcome == "failed":
-        return lambda: run.record("failed", entries, decisive.reason, guard=decisive.guard, **report)
+        return recorded("failed", decisive.reason, guard=decisive.guard, **report)
     # ------------------------------------------------------------------------------------------------
 
     items = [item for page in pages for item in page.items]
     records_fp = parsed_fingerprint(items)
     if same_gaps and last is not None and last.records_fingerprint == records_fp:
         if stale:
-            return lambda: reload_stored(run, store, entries, status="recanonicalised")
-        return lambda: run.record(
-            "unchanged", entries, reason="parsed records fingerprint equals the last loading run's"
-        )
+            return reloaded()
+        return recorded("unchanged", reason="parsed records fingerprint equals the last loading run's")
     _with_decisions(run, [v for v in verdicts if v.outcome == "accepted"])
-    return lambda: run.load(
+    load = lambda: run.load(  # noqa: E731 - the run's ending, called with the database open
         entries,
         items,
         degraded=decisive.reason if decisive is not None else None,
@@ -319,6 +353,7 @@ def _fetch_and_judge(
         records_fp=records_fp,
         **report,
     )
+    return Ending(load, loads=True)
 
 
 def _verdict_json(v: guards.Verdict) -> dict[str, Any]:
@@ -332,22 +367,72 @@ def refresh(
 
     Sources with ``cadence="manual"`` (model cards, papers) have nothing to fetch on their own:
     they run over named targets (:mod:`evalhouse.pipeline.targets`) or one payload at a time.
+
+    Each source is fetched and judged with the database closed and ends with it open, as
+    :func:`refresh_source`; sources that end without loading (unchanged, or failed before a load)
+    share one closing: what the warehouse knows of the next sources is read before the database
+    closes, they are fetched one after another, and their runs are recorded together when it opens
+    again — at the first source that loads (which loads before anything else is fetched) or after
+    the last one. A quiet night of n sources therefore opens the warehouse twice, not n + 1 times.
+    Each run still has its own transaction, and records when its outcome was known.
     """
     options = options or RefreshOptions()
     store.recover()  # a writer killed mid-put left temporary files or a torn manifest line
     modules = [get_source(k) for k in keys] if keys else scheduled_sources()
-    results = []
+    results: list[ledger.RunResult] = []
     with progress.task("refresh", total=len(modules)) as step:
-        for module in modules:
+
+        def starting(module: SourceModule) -> None:
             step.note(module.SOURCE.key)
             if options.on_start:
                 options.on_start(module.SOURCE.key)
-            result = refresh_source(wh, store, module, options)
+
+        def done(result: ledger.RunResult) -> None:
             results.append(result)
-            step.advance(note=f"{module.SOURCE.key} {result.status}")
+            step.advance(note=f"{result.source_key} {result.status}")
             if options.on_done:
                 options.on_done(result)
+
+        queue = list(modules)
+        while queue:
+            batch = _next_batch(wh, queue, options, starting, done)
+            if not batch:  # every source taken ended without a fetch (read from files only, no credential)
+                continue
+            endings: list[Ending] = []
+            try:
+                with wh.released(f"fetching and parsing {', '.join(m.SOURCE.key for m, _ in batch)} (database closed)"):
+                    for n, (module, known) in enumerate(batch):
+                        starting(module)
+                        endings.append(_fetch_and_judge(_new_run(wh, module, options), store, options, known))
+                        if endings[-1].loads:  # the rest are fetched after this load, from what it leaves
+                            queue[:0] = [m for m, _ in batch[n + 1 :]]
+                            break
+            finally:  # runs judged before an interruption are still recorded
+                for ending in endings:
+                    done(ending.finish())
     return results
+
+
+def _next_batch(
+    wh: Warehouse,
+    queue: list[SourceModule],
+    options: RefreshOptions,
+    starting: Callable[[SourceModule], None],
+    done: Callable[[ledger.RunResult], None],
+) -> list[tuple[SourceModule, Known]]:
+    """The next sources to fetch in one closing of the database, taken from ``queue`` with what the
+    warehouse knows of them (a source that cannot be fetched ends here); a source listed twice
+    waits for its first run, whose record is what its second reads."""
+    batch: list[tuple[SourceModule, Known]] = []
+    while queue and all(queue[0].SOURCE.key != m.SOURCE.key for m, _ in batch):
+        module = queue.pop(0)
+        known = known_of(wh, module, options)
+        if isinstance(known, ledger.RunResult):
+            starting(module)
+            done(known)
+        else:
+            batch.append((module, known))
+    return batch
 
 
 def scheduled_sources() -> list[SourceModule]:

@@ -9,15 +9,19 @@ but the registries moved on (status ``recanonicalised``).
 from __future__ import annotations
 
 from datetime import UTC
+from typing import TYPE_CHECKING
 
 from evalhouse.common.resources import read_sql
-from evalhouse.curation.registry import Registry, load_registry
+from evalhouse.curation.packaged_registry import PACKAGED, PackagedRegistry
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.source import FetchMeta
 from evalhouse.pipeline import ledger
 from evalhouse.pipeline.source_run import Fetched, SourceRun
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
+
+if TYPE_CHECKING:
+    from evalhouse.curation.registry import Registry
 
 
 def stored_payloads(wh: Warehouse, store: RawStore, key: str) -> list[Fetched]:
@@ -74,8 +78,8 @@ def reparse(
     key: str,
     *,
     after_load: ledger.AfterLoad | None = None,
-    registry: Registry | None = None,
+    registry: Registry | PackagedRegistry | None = None,
 ) -> ledger.RunResult:
     """Rebuild ``key``'s rows from the raw store with the current parser and registry."""
-    run = SourceRun(wh, get_source(key), "reparse", registry or load_registry(), after_load=after_load)
+    run = SourceRun(wh, get_source(key), "reparse", registry or PACKAGED, after_load=after_load)
     return reload_stored(run, store, [])

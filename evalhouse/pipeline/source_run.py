@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
-from evalhouse.curation.registry import Registry
+from evalhouse.curation.packaged_registry import PackagedRegistry
 from evalhouse.ingest.fetch import FetchRequest, FetchResult
 from evalhouse.ingest.redaction import redact_stored, redact_url
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
@@ -21,6 +22,9 @@ from evalhouse.schema.fingerprint import record_fingerprint
 from evalhouse.schema.records import ParsedRecord, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
+
+if TYPE_CHECKING:
+    from evalhouse.curation.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ class SourceRun:
         wh: Warehouse,
         module: SourceModule,
         trigger: str,
-        registry: Registry,
+        registry: Registry | PackagedRegistry,
         *,
         after_load: ledger.AfterLoad | None = None,
         **details: Any,
@@ -113,10 +117,19 @@ class SourceRun:
         return self.ctx.run_id
 
     def record(
-        self, status: ledger.RunStatus, entries: list[RawEntry], error: str | None = None, **details: Any
+        self,
+        status: ledger.RunStatus,
+        entries: list[RawEntry],
+        error: str | None = None,
+        *,
+        finished_at: datetime | None = None,
+        **details: Any,
     ) -> ledger.RunResult:
-        """End without loading (failed before the load, or unchanged), keeping the fetch rows."""
-        return ledger.record_run(self.wh, self.ctx.with_details(**details), status, entries, error)
+        """End without loading (failed before the load, or unchanged), keeping the fetch rows;
+        ``finished_at``: when that was known, if it is recorded later."""
+        return ledger.record_run(
+            self.wh, self.ctx.with_details(**details), status, entries, error, finished_at=finished_at
+        )
 
     def parse(self, fetched: list[Fetched], entries: list[RawEntry]) -> list[ParseItem] | ledger.RunResult:
         """Every item of every payload, or the failed run when a payload is unreadable as a whole."""

@@ -20,8 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from evalhouse.errors import InputError
-
-SCHEMA_VERSION = "0.3.0"
+from evalhouse.schema.records import SCHEMA_VERSION
 
 SourceType = Literal["documentation", "evaluation_run"]
 EvaluatorRelationship = Literal["first_party", "third_party", "collaborative", "other"]

@@ -12,6 +12,10 @@ from typing import Any
 
 from evalhouse.schema.items import ItemBatch
 
+#: The Every Eval Ever version of the records evalhouse builds and reads (the models, :mod:`.eee`,
+#: hold records to it; kept here so a parser names it without importing them).
+SCHEMA_VERSION = "0.3.0"
+
 #: ``source_metadata.additional_details`` keys evalhouse reads back from a record. EEE allows any
 #: string there, so facts that EEE has no field for travel inside the record and survive export.
 EVALUATED_BY = "evalhouse.evaluated_by"

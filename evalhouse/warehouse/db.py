@@ -475,12 +475,9 @@ class Warehouse:
             return False
         if row is None or row[0] != digest:
             return False
-        present = first_row(
-            self.con,
-            "SELECT count(*) FROM duckdb_views() WHERE NOT internal AND view_name IN (SELECT unnest(?::TEXT[]))",
-            [names],
-        )
-        return present is not None and present[0] == len(names)
+        # the names compared here: a list parameter unnested in the query cost ten times as much
+        views = self.con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+        return {name for (name,) in views}.issuperset(names)
 
     def schema_version(self) -> int:
         row = first_row(self.con, "SELECT max(version) FROM _migrations")

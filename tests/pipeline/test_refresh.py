@@ -24,6 +24,7 @@ from evalhouse.ingest.pinned import AA_CSV, EPOCH_DIR, epoch_zip, mirror_from_sh
 from evalhouse.pipeline import refresh as R
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.pipeline.reparse import reparse
+from evalhouse.warehouse import db as db_module
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
@@ -125,15 +126,43 @@ def test_refresh_from_empty_loads_every_shared_row_then_is_unchanged(
         for module in (catalog()[k] for k in PINNED):
             original = module.parse
             monkeypatch.setattr(module, "parse", lambda *a, _o=original, **k: calls.append(1) or _o(*a, **k))
+        opened = []
+        connect = db_module._connect
+        monkeypatch.setattr(db_module, "_connect", lambda *a, **k: opened.append(1) or connect(*a, **k))
         second = run(wh, store, srv)
     assert {k: r.status for k, r in second.items()} == {
         "epoch-benchmarks": "unchanged",
         "artificial-analysis": "unchanged",
     }
     assert calls == [], "an unchanged payload must not be parsed"
+    assert len(opened) == 1, "a quiet night closes the warehouse once for all its fetches"
     assert wh.scalar("SELECT count(*) FROM score") == n_scores
     runs = wh.con.execute("SELECT status, count(*) FROM ingest_run GROUP BY 1 ORDER BY 1").fetchall()
     assert dict(runs)["unchanged"] == 2
+    # recorded together, each run still ends when its outcome was known: before the next one began
+    (epoch_end,) = wh.con.execute(
+        "SELECT finished_at FROM ingest_run WHERE run_id = ?", [second["epoch-benchmarks"].run_id]
+    ).fetchone()
+    (aa_start,) = wh.con.execute(
+        "SELECT started_at FROM ingest_run WHERE run_id = ?", [second["artificial-analysis"].run_id]
+    ).fetchone()
+    assert epoch_end <= aa_start
+
+
+def test_a_source_listed_twice_is_fetched_after_its_first_run_is_recorded(
+    wh: Warehouse, store: RawStore, mirror_dir: Path
+) -> None:
+    """The second run reads what the first left (so it is unchanged): sources fetched in one closing
+    of the warehouse are distinct, and each is judged against the warehouse as it then stands."""
+    with serve(static_dir=mirror_dir) as srv:
+        results = R.refresh(
+            wh,
+            store,
+            ["artificial-analysis", "artificial-analysis"],
+            R.RefreshOptions(mirror=f"{srv.url}/m", client_factory=fast_client),
+        )
+    assert [r.status for r in results] == ["completed", "unchanged"]
+    assert wh.scalar("SELECT count(*) FROM evaluation WHERE source_key = 'artificial-analysis'") == 548
 
 
 def test_cli_refresh_of_epoch_over_a_local_server(tmp_path: Path, mirror_dir: Path, shared: Path) -> None:

@@ -216,3 +216,92 @@ def test_the_depth_limit_holds_on_the_fast_path() -> None:
         strict_json(hidden)
     fine = b'{"a": "' + b"[" * 200 + b'", "b": ' + b"[" * 63 + b"]" * 63 + b"}"  # openers in a string add nothing
     assert strict_json(fine)["a"] == "[" * 200
+
+
+def _as_written(value: Any) -> str:
+    """JSON text with key order and types (1 and 1.0, true and 1 are told apart)."""
+    return json.dumps(value, allow_nan=True)
+
+
+#: Ways a valid record can differ from what the models write back: key order, None, a value of
+#: another type than declared, an unknown key, an infinite bound, a str subclass.
+def _reversed_keys(obj: dict[str, Any]) -> None:
+    items = list(obj.items())
+    obj.clear()
+    obj.update(reversed(items))
+
+
+DRIFTS = (
+    _reversed_keys,
+    lambda r: _reversed_keys(r["evaluation_results"][0]["metric_config"]),
+    lambda r: r["model_info"].__setitem__("developer", None),
+    lambda r: (
+        r["model_info"].update({"additional_details": r["model_info"].pop("additional_details")})
+        or r["model_info"].__setitem__("name", r["model_info"].pop("name"))
+    ),
+    lambda r: r["evaluation_results"][0]["score_details"].__setitem__("score", 1),
+    lambda r: r["evaluation_results"][0]["score_details"].__setitem__("score", True),
+    lambda r: r["evaluation_results"][0]["metric_config"].__setitem__("max_score", 100),
+    lambda r: r["evaluation_results"][0]["metric_config"].__setitem__("max_score", float("inf")),
+    lambda r: r["evaluation_results"][0]["metric_config"].__setitem__("max_score", "Infinity"),
+    lambda r: r["evaluation_results"][0]["metric_config"].__setitem__("evaluation_description", None),
+    lambda r: r["evaluation_results"][0].__setitem__("surprise", "kept"),
+    lambda r: r["evaluation_results"][0].__setitem__("surprise", 3),
+    lambda r: r["evaluation_results"][0]["score_details"].update(
+        {"uncertainty": {"num_samples": 10.0, "standard_error": {"value": 1}}}
+    ),
+    lambda r: r["evaluation_results"][0]["score_details"].update(
+        {"uncertainty": {"confidence_interval": {"upper": 0.3, "lower": 0.1}}}
+    ),
+    lambda r: r["source_metadata"].__setitem__("source_name", type("Name", (str,), {})("x")),
+    lambda r: r["model_info"]["additional_details"].update({"zz": "late", "deployment_type": "unknown"}),
+    lambda r: r.__setitem__("detailed_evaluation_results", None),
+)
+
+
+def _surely(record: dict[str, Any]) -> bool:
+    try:
+        return surely_valid(record)
+    except ValueError:  # a value the schema check cannot take (a str subclass): the models decide
+        return False
+
+
+def _pinned_records(shared: Path) -> list[dict[str, Any]]:
+    from pinned_digest import parse_items
+
+    from evalhouse.schema.records import ParsedRecord
+
+    return [i.record for items in parse_items(shared).values() for i in items if isinstance(i, ParsedRecord)]
+
+
+def test_a_record_said_to_be_its_own_dump_is_what_the_models_write(shared: Path) -> None:
+    """:func:`dumps_as_itself` (the parsers keep such a record as built) never says yes to a valid
+    record the models would write differently: on every real record, the pinned sources' parsed
+    records, and records drifted from them in order, types, None values and unknown keys."""
+    from evalhouse.schema.eee_dump import dumps_as_itself
+
+    rng = random.Random(20261202)
+    pinned = _pinned_records(shared)
+    said_yes = said_no = 0
+    real = real_records(shared)
+    for record in [*rng.sample(real, 1500), *rng.sample(pinned, 600)]:
+        variants = [record]
+        if isinstance(record.get("evaluation_results"), list) and record["evaluation_results"]:
+            for drift in rng.sample(DRIFTS, 6):
+                drifted = copy.deepcopy(record)
+                try:
+                    drift(drifted)
+                except (KeyError, IndexError, TypeError, AttributeError):  # a record without that part
+                    continue
+                variants.append(drifted)
+        for variant in variants:
+            if not (_surely(variant) and pydantic_valid(variant)):
+                continue
+            written = _as_written(EvaluationLog.model_validate(variant).to_json_dict())
+            if dumps_as_itself(variant):
+                assert written == _as_written(variant), variant.get("evaluation_id")
+                said_yes += 1
+            else:
+                said_no += 1
+    assert all(dumps_as_itself(r) for r in pinned), "the pinned parsers build records in the models' form"
+    assert said_yes > 1000 and said_no > 500

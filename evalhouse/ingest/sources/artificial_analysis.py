@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from evalhouse.ingest.fetch import FetchRequest
@@ -329,8 +330,12 @@ class _Reader:
     model: Mapping[str, Any]
     form: Form
     locator: str
-    payload: str
     failures: list[ParseFailure] = field(default_factory=list)
+
+    @cached_property
+    def payload(self) -> str:
+        """The model's JSON text, for a failure's quarantine row: written only when one needs it."""
+        return common.row_payload(self.model)
 
     def fail(self, path: str, error: CellError) -> None:
         reason = f"{error} (field {path!r})"
@@ -348,7 +353,7 @@ class _Reader:
 
 
 def _parse_model(model: Mapping[str, Any], form: Form, locator: str, meta: FetchMeta) -> Iterator[ParseItem]:
-    reader = _Reader(model, form, locator, common.row_payload(model))
+    reader = _Reader(model, form, locator)
     results = [r for bench in BENCHMARKS if (r := _result(reader, bench)) is not None]
     model_info = _model_info(reader)
     yield from reader.failures
@@ -372,7 +377,7 @@ def _parse_model(model: Mapping[str, Any], form: Form, locator: str, meta: Fetch
         model_info=model_info,
         results=results,
         locator=locator,
-        payload=reader.payload,
+        payload=lambda: reader.payload,
     )
 
 

@@ -21,6 +21,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -334,17 +335,17 @@ def parse_csv(name: str, data: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]
     for n, cells in enumerate(rows, start=1):
         locator = f"{name}:row {n}"
         row = dict(zip(header, cells, strict=False))
-        payload = common.row_payload(row if len(cells) <= len(header) else {"cells": cells})
+        payload = common.lazy_payload(row if len(cells) <= len(header) else {"cells": cells})
         if fm is None:
-            yield ParseFailure(locator, f"no mapping for {name}: add it to {MAPPING_FILE}", payload)
+            yield ParseFailure(locator, f"no mapping for {name}: add it to {MAPPING_FILE}", payload())
         elif missing:
             yield ParseFailure(
                 locator,
                 f"header of {name} changed: declared columns {missing} are missing; found header {header}",
-                payload,
+                payload(),
             )
         elif len(cells) != len(header):
-            yield ParseFailure(locator, f"row has {len(cells)} fields, the header has {len(header)}", payload)
+            yield ParseFailure(locator, f"row has {len(cells)} fields, the header has {len(header)}", payload())
         else:
             yield from _parse_row(fm, row, locator, payload, meta)
 
@@ -354,12 +355,12 @@ def _cell(row: Mapping[str, str], column: str | None) -> str:
 
 
 def _parse_row(
-    fm: FileMapping, row: Mapping[str, str], locator: str, payload: str, meta: FetchMeta
+    fm: FileMapping, row: Mapping[str, str], locator: str, payload: Callable[[], str], meta: FetchMeta
 ) -> Iterator[ParseItem]:
     failures: list[ParseFailure] = []
 
     def fail(column: str, error: CellError) -> None:
-        failures.append(ParseFailure(f"{locator}:column '{column}'", f"{error} (column {column!r})", payload))
+        failures.append(ParseFailure(f"{locator}:column '{column}'", f"{error} (column {column!r})", payload()))
 
     details = {key: text for col, key in fm.details.items() if (text := _cell(row, col))}
     setup = {key: _setup_value(key, text) for col, key in fm.setup.items() if (text := _cell(row, col))}
@@ -399,11 +400,11 @@ def _parse_row(
     if not results:
         if not failures:
             columns = [sc.column for sc in fm.scores]
-            yield ParseFailure(locator, f"no score reported: every score column {columns} is empty", payload)
+            yield ParseFailure(locator, f"no score reported: every score column {columns} is empty", payload())
         return
     if model_info is None:
         names = [MAPPING.common["model_version"], *fm.name_columns]
-        yield ParseFailure(locator, f"no model identified: columns {names} are all empty", payload)
+        yield ParseFailure(locator, f"no model identified: columns {names} are all empty", payload())
         return
     yield common.build_record(
         meta=meta,
@@ -543,8 +544,12 @@ def _provenance(fm: FileMapping, row: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=4096)
 def evaluated_by(source: str, link: str, organisation: str) -> str:
-    """The declared rule for an external row; a developer's report is first party only for its own models."""
+    """The declared rule for an external row; a developer's report is first party only for its own models.
+
+    Remembered per (source, link, organisation): an export repeats a few hundred of them over
+    thousands of rows, and trying every rule on each row was a fifth of parsing it."""
     key = " ".join(source.split()).casefold()
     for rule in MAPPING.rules:
         if not (any(key.startswith(s) for s in rule.sources) or any(s in link for s in rule.links if link)):

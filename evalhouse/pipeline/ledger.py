@@ -37,7 +37,7 @@ from evalhouse.warehouse.db import Warehouse, first_row
 from evalhouse.warehouse.decisions import record_decisions
 from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.items_load import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
-from evalhouse.warehouse.load_report import LoadReport, as_run_report
+from evalhouse.warehouse.load_report import LoadReport
 from evalhouse.warehouse.memory_budget import (
     STEP_BUDGET_BYTES,
     Budget,
@@ -379,8 +379,7 @@ def _load_once(wh: Warehouse, ctx: RunContext, plan: LoadPlan, result: RunResult
         )
         batches: list[ItemBatch] = []
         # items stream through the loader; fetch rows are known once they are all read
-        loaded = loader.load(_records_only(plan.items(), batches), raw_sha256=plan.payload_sha256 or "none")
-        result.report = as_run_report(loaded)
+        result.report = loader.load(_records_only(plan.items(), batches), raw_sha256=plan.payload_sha256 or "none")
         if plan.settle is not None:
             plan.settle()
         record_fetches(con, plan.entries, ctx.run_id)

@@ -28,7 +28,14 @@ from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.source import ParseError, SourceModule, SourceState
 from evalhouse.pipeline import guards, ledger
 from evalhouse.pipeline.reparse import reload_stored
-from evalhouse.pipeline.source_run import Fetched, SourceRun, parsed_fingerprint, store_fetch, tag_items
+from evalhouse.pipeline.source_run import (
+    Fetched,
+    SourceRun,
+    fingerprinted,
+    parsed_fingerprint,
+    store_fetch,
+    tag_items,
+)
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.raw_store import RawStore
@@ -338,7 +345,7 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
         return recorded("failed", decisive.reason, guard=decisive.guard, **report)
     # ------------------------------------------------------------------------------------------------
 
-    items = [item for page in pages for item in page.items]
+    items = fingerprinted([item for page in pages for item in page.items])
     records_fp = parsed_fingerprint(items)
     if same_gaps and last is not None and last.records_fingerprint == records_fp:
         if stale:

@@ -18,7 +18,7 @@ from evalhouse.ingest.fetch import FetchRequest, FetchResult
 from evalhouse.ingest.redaction import redact_stored, redact_url
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline import ledger
-from evalhouse.schema.fingerprint import record_fingerprint
+from evalhouse.schema.fingerprint import fingerprint_with_results, record_fingerprint
 from evalhouse.schema.records import ParsedRecord, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
@@ -82,8 +82,23 @@ def tag_items(items: Iterator[ParseItem], sha256: str) -> Iterator[ParseItem]:
         yield item if item.raw_sha256 is not None else replace(item, raw_sha256=sha256)
 
 
+def fingerprinted(items: list[ParseItem]) -> list[ParseItem]:
+    """The items with each record's fingerprint (and its results' JSON) written on it, once for
+    the refresh's unchanged check and the load after it."""
+    out: list[ParseItem] = []
+    for item in items:
+        if isinstance(item, ParsedRecord) and item.fingerprint is None:
+            fingerprint, results = fingerprint_with_results(item.record, json_exact=item.json_text)
+            out.append(replace(item, fingerprint=fingerprint, results_json=results))
+        else:
+            out.append(item)
+    return out
+
+
 def parsed_fingerprint(items: list[ParseItem]) -> str:
-    return ledger.records_fingerprint(record_fingerprint(i.record) for i in items if isinstance(i, ParsedRecord))
+    return ledger.records_fingerprint(
+        i.fingerprint or record_fingerprint(i.record) for i in items if isinstance(i, ParsedRecord)
+    )
 
 
 class SourceRun:

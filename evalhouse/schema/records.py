@@ -60,6 +60,10 @@ class ParsedRecord:
     # read from JSON text (strictly): it holds no NaN or infinity, so a null in it is a null
     json_text: bool = False
     record_json: bytes | None = None  # orjson's compact bytes of ``record`` when the reader wrote them
+    # ``record``'s fingerprint, and its results' JSON when written on the way, computed once when
+    # something before the load needed it (a refresh's unchanged check); None: the loader computes it
+    fingerprint: str | None = None
+    results_json: list[bytes] | None = None
 
 
 @dataclass(frozen=True)

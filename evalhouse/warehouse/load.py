@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import gc
 import hashlib
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -34,37 +33,12 @@ from evalhouse.schema.fingerprint import fingerprint_with_results
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse import load_rows as rows
 from evalhouse.warehouse.insert import insert_rows
+from evalhouse.warehouse.load_report import LoadReport
 from evalhouse.warehouse.score_batch import ScoreBatch
 
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 #: Records per load batch: one dedup query and one Arrow insert per table each (memory holds one batch).
 DEFAULT_BATCH_SIZE = 500
-
-
-@dataclass
-class LoadReport:
-    records_read: int = 0
-    records_loaded: int = 0
-    records_duplicate: int = 0
-    records_quarantined: int = 0
-    records_migrated: int = 0
-    scores_read: int = 0
-    scores_loaded: int = 0
-    scores_quarantined: int = 0
-    scores_in_duplicates: int = 0
-    scores_in_quarantined_records: int = 0
-    parse_failures: int = 0
-    fingerprints: list[str] = field(default_factory=list)
-    reasons: Counter[str] = field(default_factory=Counter)
-
-    @property
-    def quarantined(self) -> int:
-        return self.records_quarantined + self.scores_quarantined + self.parse_failures
-
-    def as_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in self.__dict__.items() if k not in {"fingerprints", "reasons"}}
-        d["quarantine_reasons"] = dict(self.reasons.most_common(20))
-        return d
 
 
 @dataclass(frozen=True)
@@ -217,8 +191,10 @@ class Loader:
         if steps:
             self.report.records_migrated += 1
         record = dict(record)
-        # read from JSON text and not migrated (a migration may write any float): no NaN, nulls are nulls
-        fingerprint, results_json = fingerprint_with_results(record, json_exact=item.json_text and not steps)
+        if item.fingerprint is not None and not steps:  # computed before the load, of this very record
+            fingerprint, results_json = item.fingerprint, item.results_json
+        else:  # read from JSON text and not migrated (a migration may write any float): no NaN
+            fingerprint, results_json = fingerprint_with_results(record, json_exact=item.json_text and not steps)
         # the reader's bytes of the record are the stored JSON unless the load changes the record
         as_read = item.record_json.decode() if item.record_json is not None and not steps else None
         if not record.get("evaluation_id"):

@@ -76,6 +76,9 @@ def surely_valid(record: Any, *, json_text: bool = False) -> bool:
     walk over every result's numbers is skipped."""
     if not isinstance(record, dict) or record.get("schema_version") != SCHEMA_VERSION:
         return False
-    if not _schema_validator().is_valid(record):
+    try:
+        if not _schema_validator().is_valid(record):
+            return False
+    except ValueError:  # jsonschema-rs reads plain JSON types only (a str subclass is "unsupported")
         return False
     return json_text or all(_result_ok(r) for r in record["evaluation_results"])

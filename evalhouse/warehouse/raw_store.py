@@ -445,12 +445,7 @@ class RawStore:
             path.unlink(missing_ok=True)
             done["temporary_files"] += 1
         if self.manifest_path.is_file():
-            data = self.manifest_path.read_bytes()
-            if data and not data.endswith(b"\n"):
-                keep = data.rfind(b"\n") + 1
-                with open(self.manifest_path, "r+b") as fh:
-                    fh.truncate(keep)
-                done["torn_manifest_bytes"] = len(data) - keep
+            done["torn_manifest_bytes"] = _cut_torn_line(self.manifest_path)
         for pack in self.packs.paths():
             if not index_path(pack).is_file():
                 self._seal_left(pack, done)
@@ -496,3 +491,28 @@ class RawStore:
             check.objects += objects
             check.damaged.extend(Damage(*problem) for problem in problems)
         return check
+
+
+def _cut_torn_line(path: Path, chunk: int = 1 << 16) -> int:
+    """Cut a half-written last line off the manifest; the bytes cut. Only the end is read (the
+    manifest grows every night): back from its last byte to the previous newline."""
+    with open(path, "r+b") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return 0
+        end = size
+        while end > 0:
+            start = max(0, end - chunk)
+            fh.seek(start)
+            found = fh.read(end - start).rfind(b"\n")
+            if found >= 0:
+                keep = start + found + 1
+                break
+            end = start
+        else:
+            keep = 0
+        fh.truncate(keep)
+        return size - keep

@@ -44,3 +44,18 @@ def test_find_says_where_a_loose_payload_is(tmp_path: Path) -> None:
     assert stored is not None and stored.storage_path == entry.storage_path
     assert stored.file == store.root / entry.storage_path and str(stored) == str(stored.file)
     assert stored.read() == b"a,b\n" and stored.offset is None
+
+
+def test_recover_reads_only_the_manifest_s_end_and_cuts_a_long_torn_line(tmp_path: Path) -> None:
+    """The manifest grows every night: recover reads back from its end to the last newline, across
+    as many chunks as a torn line spans, and cuts exactly the torn bytes."""
+    from evalhouse.warehouse.raw_store import _cut_torn_line
+
+    manifest = tmp_path / "manifest.jsonl"
+    whole = b"".join(b'{"line": %d}\n' % i for i in range(1000))
+    manifest.write_bytes(whole + b'{"torn": "' + b"x" * 200_000)
+    assert _cut_torn_line(manifest, chunk=4096) == 200_000 + len(b'{"torn": "')
+    assert manifest.read_bytes() == whole
+    assert _cut_torn_line(manifest, chunk=4096) == 0  # whole lines: nothing cut
+    manifest.write_bytes(b"no newline at all")
+    assert _cut_torn_line(manifest) == len(b"no newline at all") and manifest.read_bytes() == b""

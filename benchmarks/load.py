@@ -112,7 +112,8 @@ def bench(name: str, tmp: Path) -> dict[str, float]:
     if theirs:
         print(
             f"EEE validator     {theirs['wall']:7.1f} s wall  {theirs['cpu']:7.1f} s CPU  ->  evalhouse is "
-            f"{theirs['cpu'] / first['cpu']:.2f}x faster (CPU; target >= {TARGET_RATIO:.0f}x)",
+            f"{theirs['cpu'] / first['cpu']:.2f}x faster by CPU, {theirs['wall'] / first['wall']:.2f}x by wall "
+            f"(target >= {TARGET_RATIO:.0f}x)",
             flush=True,
         )
     else:
@@ -123,7 +124,7 @@ def bench(name: str, tmp: Path) -> dict[str, float]:
         f"import = {first['cpu'] / floor:.1f}x",
         flush=True,
     )
-    return {"scores": scores, "cpu": first["cpu"]}
+    return {"scores": scores, "cpu": first["cpu"], "wall": first["wall"], "rss_mb": first["rss_mb"]}
 
 
 def main() -> None:
@@ -138,6 +139,12 @@ def main() -> None:
         if "1e5" in runs and "1e6" in runs:
             growth = runs["1e6"]["cpu"] / runs["1e5"]["cpu"]
             print(f"\ngrowth 1e5 -> 1e6 scores: CPU x{growth:.1f} for x10 the scores (linear: ~10)")
+        print("\nscores/s (CPU, wall) and peak RSS per corpus:")
+        for name, r in runs.items():
+            print(
+                f"  {name:10s} {r['scores'] / r['cpu']:9,.0f}/s CPU  {r['scores'] / r['wall']:9,.0f}/s wall  "
+                f"{r['rss_mb']:6.0f} MB  (targets: >= {TARGET_SCORES_PER_S:,}/s, <= {TARGET_RSS_MB} MB at 1e6)"
+            )
     finally:
         if args.keep is None:
             shutil.rmtree(tmp, ignore_errors=True)

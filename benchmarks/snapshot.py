@@ -38,11 +38,14 @@ DIFF_TARGET = (10.0, 1 * GB)
 DIFF_BASELINE = (27.0, 1.8 * GIB)
 # A few thousand rows differ between the warehouse of snapshot A and that of C.
 CHANGE_SQL = """
-UPDATE score SET value = value / 2, raw_value = raw_value / 2 WHERE score_id % 500 = 7;
-DELETE FROM score WHERE score_id % 1000 = 123;
-INSERT INTO score SELECT * REPLACE (score_id + 10000000 AS score_id, fingerprint || '+new' AS fingerprint,
-                                    md5(source_row_key || 'new') AS source_row_key, setup_key || '+new' AS setup_key)
-FROM score WHERE score_id % 1000 = 321;
+UPDATE score_value SET value = value / 2, raw_value = raw_value / 2 WHERE score_id % 500 = 7;
+DELETE FROM score_value WHERE score_id % 1000 = 123;
+INSERT INTO score_value SELECT * REPLACE (
+    CAST(CAST('0x' || left(md5(fingerprint) || md5(fingerprint || 'new'), 16) AS UBIGINT) & 4611686018427387903
+         AS BIGINT) AS score_id,
+    md5(fingerprint) || md5(fingerprint || 'new') AS fingerprint,
+    md5(source_row_key || 'new') AS source_row_key)
+FROM score_value WHERE score_id % 1000 = 321;
 """
 
 
@@ -125,7 +128,7 @@ def main(n_scores: int = 1_000_000) -> None:
         print(f"  built in {build(db, n_scores):.1f} s")
         first, a = create(db, root / "a", "a")
         second, b = create(db, root / "b", "b")
-        print(f"score rows: {a['rows']['score']:,}; snapshot: {a['files']:,} files, {a['bytes'] / 1e6:,.1f} MB")
+        print(f"score rows: {a['rows']['score_value']:,}; snapshot: {a['files']:,} files, {a['bytes'] / 1e6:,.1f} MB")
         print(first.line(f"create ({n_scores:,} scores)", CREATE_TARGET, CREATE_BASELINE))
         print(second.line("create again (warehouse reopened)"))
         same = a["snapshot_id"] == b["snapshot_id"]
@@ -141,7 +144,7 @@ def main(n_scores: int = 1_000_000) -> None:
         create(db, root / "c", "c")
         run = measured("snapshot", "diff", "--json", str(root / "a"), str(root / "c"), ok=(0, 1))
         cells = json.loads(run.stdout)["cells"]
-        score = json.loads(run.stdout)["tables"]["score"]
+        score = json.loads(run.stdout)["tables"]["score_value"]
         print(run.line("diff, a few thousand rows differ", DIFF_TARGET, DIFF_BASELINE))
         print(
             f"  score rows: +{score['added']:,} -{score['removed']:,} ~{score['changed']:,} (net {-net:+,}); "

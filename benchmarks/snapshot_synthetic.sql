@@ -1,7 +1,7 @@
 -- Synthetic warehouse content for benchmarks/snapshot.py, inserted straight into the tables
 -- (the EEE loader would take minutes for 10^6 scores and is measured by import_eee.py).
 -- Parameters: $n_scores. Shape: 1,000 model configurations x 100 benchmarks x (n/100,000) setups;
--- each benchmark is reported by one of 10 sources, so score has 10 partitions.
+-- each benchmark is reported by one of 10 sources, so score_value has 10 partitions.
 INSERT INTO source (source_key, name, kind, tier)
 SELECT 'synth-' || s, 'Synthetic source ' || s, 'leaderboard', 1 + s % 4 FROM range(10) t(s);
 
@@ -39,30 +39,34 @@ SELECT
                 'model_info', json_object('id', 'org/m' || c, 'name', 'm' || c))
 FROM range(10) ts(s), range(1000) tc(c);
 
-INSERT INTO score (score_id, fingerprint, evaluation_id, result_index, source_key, run_id, config_id,
-                   benchmark_raw, benchmark_id, metric_id, setup_key, raw_value, value, unit,
-                   lower_is_better, evaluated_by, reported_by, locator, source_row_key)
+-- one canonical group per benchmark, one setup per shot count (ids from their content, as a load does)
+INSERT INTO score_group
+SELECT score_group_id('Benchmark ' || b, 'synth.b' || b, NULL, 'synth_accuracy', 'synth_accuracy', 'proportion',
+                      'proportion', false, ['benchmark ' || b]),
+       'Benchmark ' || b, 'synth.b' || b, NULL, 'synth_accuracy', 'synth_accuracy', 'proportion', 'proportion',
+       false, ['benchmark ' || b]
+FROM range(100) t(b);
+
+INSERT INTO score_setup
+SELECT score_setup_id(NULL, '', setup_key, NULL, NULL), NULL, '', setup_key, NULL, NULL
+FROM (SELECT CASE WHEN k = 0 THEN '' ELSE 'shots=' || k END AS setup_key FROM range($n_scores // 100000 + 1) t(k));
+
+INSERT INTO score_value (score_id, fingerprint, evaluation_id, source_key, result_index, group_id, setup_id,
+                         raw_value, value, source_row_key)
 SELECT
-    i + 1,
-    md5('score' || i) || md5('score2' || i),
+    CAST(CAST('0x' || left(fp, 16) AS UBIGINT) & 4611686018427387903 AS BIGINT),
+    fp,
     'synth-' || (b % 10) || '/m' || c,
+    'synth-' || (b % 10),
     b,
-    'synth-' || (b % 10),
-    'synth-' || (b % 10) || '@run',
-    'm' || c,
-    'Benchmark ' || b,
-    'synth.b' || b,
-    'synth_accuracy',
-    CASE WHEN k = 0 THEN '' ELSE 'shots=' || k END,
+    score_group_id('Benchmark ' || b, 'synth.b' || b, NULL, 'synth_accuracy', 'synth_accuracy', 'proportion',
+                   'proportion', false, ['benchmark ' || b]),
+    score_setup_id(NULL, '', CASE WHEN k = 0 THEN '' ELSE 'shots=' || k END, NULL, NULL),
     v,
     v,
-    'proportion',
-    false,
-    'independent_evaluator',
-    'synth-' || (b % 10),
-    'row ' || i,
     md5('row' || i)
 FROM (
-    SELECT i, i % 1000 AS c, (i // 1000) % 100 AS b, i // 100000 AS k, (hash(i) % 1000000) / 1e6 AS v
+    SELECT i, i % 1000 AS c, (i // 1000) % 100 AS b, i // 100000 AS k, (hash(i) % 1000000) / 1e6 AS v,
+           md5('score' || i) || md5('score2' || i) AS fp
     FROM range($n_scores) t(i)
 );

@@ -50,6 +50,13 @@ class Ran:
         return json.loads(self.stdout)
 
 
+@pytest.fixture(autouse=True)
+def _own_default_warehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command given no --db records its fit in $EVALHOUSE_DB, else ./warehouse.duckdb: never
+    the checkout's (a test that means the default changes directory first)."""
+    monkeypatch.setenv("EVALHOUSE_DB", str(tmp_path / "default.duckdb"))
+
+
 def invoke(args: list[str]) -> Ran:
     return Ran(runner.invoke(cli(), args))
 

@@ -73,20 +73,22 @@ def test_the_untouched_snapshot_verifies_and_opens(frozen: Path) -> None:
 
 
 PAYLOADS = {
-    "column type": lambda m, pwn: m["tables"]["score"]["columns"][0].__setitem__(
+    "column type": lambda m, pwn: m["tables"]["score_value"]["columns"][0].__setitem__(
         1, f"VARCHAR) AS x; COPY (SELECT 42) TO '{pwn}'; SELECT CAST(NULL AS VARCHAR"
     ),
     "type in an empty table": lambda m, pwn: m["tables"]["quarantine"]["columns"][0].__setitem__(
         1, f"INTEGER) AS a FROM (SELECT 1) t; COPY (SELECT 1) TO '{pwn}' --"
     ),
-    "column name": lambda m, pwn: m["tables"]["score"]["columns"][0].__setitem__(0, f"x\"; COPY t TO '{pwn}'; --"),
-    "partition column": lambda m, pwn: m["tables"]["score"].__setitem__(
+    "column name": lambda m, pwn: m["tables"]["score_value"]["columns"][0].__setitem__(
+        0, f"x\"; COPY t TO '{pwn}'; --"
+    ),
+    "partition column": lambda m, pwn: m["tables"]["score_value"].__setitem__(
         "partition_by", f"source_key'}}); COPY (SELECT 1) TO '{pwn}'; --"
     ),
     "view name": lambda m, pwn: m["tables"].__setitem__(
         f"v AS SELECT 1; COPY (SELECT 1) TO '{pwn}'; CREATE VIEW w", m["tables"]["v_scores_canonical"]
     ),
-    "struct field": lambda m, pwn: m["tables"]["score"]["columns"][0].__setitem__(
+    "struct field": lambda m, pwn: m["tables"]["score_value"]["columns"][0].__setitem__(
         1, f"STRUCT(a INTEGER, \"b'); COPY (SELECT 1) TO '{pwn}'; --\" INTEGER)"
     ),
 }
@@ -167,17 +169,17 @@ MALFORMED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "no created_at": lambda m: m.pop("created_at"),
     "no schema_version": lambda m: m.pop("schema_version"),
     "no registry": lambda m: m.pop("registry"),
-    "no columns": lambda m: m["tables"]["score"].pop("columns"),
-    "no kind": lambda m: m["tables"]["score"].pop("kind"),
-    "no primary_key": lambda m: m["tables"]["score"].pop("primary_key"),
-    "files not a list": lambda m: m["tables"]["score"].__setitem__("files", "score/x.parquet"),
-    "column not a pair": lambda m: m["tables"]["score"]["columns"].__setitem__(0, ["only_a_name"]),
-    "rows a string": lambda m: m["tables"]["score"].__setitem__("rows", "many"),
+    "no columns": lambda m: m["tables"]["score_value"].pop("columns"),
+    "no kind": lambda m: m["tables"]["score_value"].pop("kind"),
+    "no primary_key": lambda m: m["tables"]["score_value"].pop("primary_key"),
+    "files not a list": lambda m: m["tables"]["score_value"].__setitem__("files", "score_value/x.parquet"),
+    "column not a pair": lambda m: m["tables"]["score_value"]["columns"].__setitem__(0, ["only_a_name"]),
+    "rows a string": lambda m: m["tables"]["score_value"].__setitem__("rows", "many"),
     "schema_version a string": lambda m: m.__setitem__("schema_version", "1; DROP"),
     "created_at garbage": lambda m: m.__setitem__("created_at", "yesterday"),
     "long file name": lambda m: m["files"].__setitem__("x" * 5000, {"sha256": "0" * 64, "bytes": 1, "rows": 1}),
-    "long component": lambda m: m["tables"]["score"]["files"].append("score/" + "y" * 300 + ".parquet"),
-    "absolute path": lambda m: m["tables"]["score"]["files"].append("/etc/passwd"),
+    "long component": lambda m: m["tables"]["score_value"]["files"].append("score_value/" + "y" * 300 + ".parquet"),
+    "absolute path": lambda m: m["tables"]["score_value"]["files"].append("/etc/passwd"),
     "bad sha": lambda m: next(iter(m["files"].values())).__setitem__("sha256", "nothex"),
     "a million files": lambda m: m["files"].update(
         {f"eee/f{i}.json": {"sha256": "0" * 64, "bytes": 1, "rows": 1} for i in range(1_000_000)}

@@ -67,8 +67,8 @@ def import_eee(
         typer.Option(
             "--batch-size",
             min=1,
-            help="Records per load batch (one dedup query and one insert per table each; memory holds one "
-            "batch). Default 500.",
+            help="Records per load batch at most (one dedup query and one insert per table each; memory holds "
+            "one batch); a batch also ends at 12,500 results. Default 4000.",
         ),
     ] = None,
     db: DbOption = None,

@@ -37,8 +37,14 @@ from evalhouse.warehouse.load_report import LoadReport
 from evalhouse.warehouse.score_batch import ScoreBatch
 
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
-#: Records per load batch: one dedup query and one Arrow insert per table each (memory holds one batch).
-DEFAULT_BATCH_SIZE = 500
+#: Records per load batch at most: one dedup query and one Arrow insert per table each (memory holds
+#: one batch). A batch also ends at :data:`BATCH_RESULTS` results, so records of 25 results make
+#: batches of 500 and a leaderboard's records of one or two results one batch of thousands (each
+#: statement costs milliseconds whatever it holds: a refresh of 3,000 such records in batches of
+#: 500 spent a third of its load on them).
+DEFAULT_BATCH_SIZE = 4000
+#: Results per load batch at most (what memory holds: about 500 records of 25 results).
+BATCH_RESULTS = 12_500
 
 
 @dataclass(frozen=True)
@@ -142,7 +148,8 @@ class Loader:
     # -- public -----------------------------------------------------------------------------
 
     def load(self, items: Iterable[ParseItem], *, raw_sha256: str) -> LoadReport:
-        """Load ``items`` (any iterable, read once) in batches of :attr:`batch_size` records: each
+        """Load ``items`` (any iterable, read once) in batches of :attr:`batch_size` records (or of
+        :data:`BATCH_RESULTS` results, whichever comes first): each
         batch is deduplicated against the warehouse with one query and written with one Arrow
         insert per table, so memory holds one batch, not the corpus."""
         with _collector_paused():
@@ -151,6 +158,7 @@ class Loader:
 
     def _load_all(self, items: Iterable[ParseItem], raw_sha256: str) -> None:
         batch: list[_Prepared] = []
+        results = 0
         for item in items:
             if isinstance(item, ParseFailure):
                 self.report.parse_failures += 1
@@ -159,10 +167,11 @@ class Loader:
             prepared = self._prepare(item, item.raw_sha256 or raw_sha256)
             if prepared is not None:
                 batch.append(prepared)
-            if len(batch) >= self.batch_size:
+                results += prepared.n_results
+            if len(batch) >= self.batch_size or results >= BATCH_RESULTS:
                 self._load_batch(batch)
                 self._flush_rows()
-                batch = []
+                batch, results = [], 0
                 if self.ctx.between_batches is not None:
                     self.ctx.between_batches()
         self._load_batch(batch)

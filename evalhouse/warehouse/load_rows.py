@@ -118,7 +118,7 @@ def evaluation_row(
         "original_source": ctx.details.get(R.ORIGINAL_SOURCE),
         "original_source_url": ctx.details.get(R.ORIGINAL_SOURCE_URL),
         "observed_at": ctx.observed_at,
-        "migration_steps": list(ctx.migration_steps),
+        "migration_steps": list(ctx.migration_steps) or None,  # NULL: not migrated
         **extra,
     }
 

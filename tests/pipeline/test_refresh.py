@@ -377,3 +377,29 @@ def test_offline_refresh_fails_cleanly_and_says_how_to_replay(tmp_path: Path) ->
         for r in results
         if r.source_key not in keyed
     )
+
+
+def test_a_full_refresh_imports_no_pandas(shared: Path, tmp_path: Path) -> None:
+    """Arrow columns are built without pa.array, whose first call imports pandas (≈ 0.2 s of a
+    refresh): a column of empty lists (the record-level migration steps of records never migrated)
+    fell back to it."""
+    import subprocess
+    import sys
+
+    mirror = tmp_path / "mirror"
+    subprocess.run(
+        [sys.executable, "-m", "evalhouse", "mirror", "from-shared", str(mirror)], check=True, capture_output=True
+    )
+    code = (
+        "import sys; from evalhouse.cli import main; sys.argv = ['evalhouse', '--db', sys.argv[1], 'refresh', "
+        "'--mirror', sys.argv[2], '--source', 'epoch-benchmarks', '--source', 'artificial-analysis', '--json']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\nprint('pandas' in sys.modules, file=sys.stderr)"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "w.duckdb"), str(mirror)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert '"status": "completed"' in ran.stdout, ran.stderr[-2000:]
+    assert ran.stderr.strip().splitlines()[-1] == "False"

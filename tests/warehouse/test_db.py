@@ -189,7 +189,7 @@ def test_scores_stored_whole_before_migration_0080_read_back_the_same_through_th
 
     with Warehouse.open(db) as wh:
         got = wh.con.sql("SELECT * FROM score ORDER BY score_id").to_arrow_table()
-        assert wh.scalar("SELECT count(*) FROM evaluation WHERE migration_steps <> []") == len(keep)
+        assert wh.scalar("SELECT count(*) FROM evaluation WHERE migration_steps IS NOT NULL") == len(keep)
         assert wh.scalar("SELECT count(*) FROM score_group") >= groups
         assert wh.scalar("SELECT count(*) FROM score_setup") == setups
     want = old.sort_by("score_id")

@@ -111,7 +111,7 @@ CREATE TABLE evaluation_v8 (
     original_source        TEXT,           -- what the reporter cites (score.original_source)
     original_source_url    TEXT,
     observed_at            TIMESTAMP,      -- when the record's bytes were retrieved
-    migration_steps        TEXT[]          -- a 0.2.x record's migration, the first steps of its scores' chains
+    migration_steps        TEXT[]          -- a 0.2.x record's migration, the first steps of its scores' chains (NULL: none)
 );
 INSERT INTO evaluation_v8 SELECT *, NULL, NULL, NULL, NULL, NULL FROM evaluation;
 DROP TABLE evaluation;
@@ -144,7 +144,7 @@ FROM (
         any_value(original_source) AS original_source,
         any_value(original_source_url) AS original_source_url,
         any_value(observed_at) AS observed_at,
-        any_value(chain[1:first_group_step - 1]) AS migration_steps
+        any_value(CASE WHEN first_group_step > 1 THEN chain[1:first_group_step - 1] END) AS migration_steps
     FROM _score_v8
     GROUP BY evaluation_id
 ) s

@@ -31,24 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from pinned_digest import SERIAL, VOLATILE, _cell, _digest
+from pinned_digest import TABLES as REFRESH_TABLES
 
 DIGEST_FILE = Path(__file__).parent / "pipeline" / "data" / "eee_import_digest.json"
 LEGACY = "datasets/eee-datastore-legacy"
-TABLES = (
-    "evaluation",
-    "score",
-    "quarantine",
-    "curation_decision",
-    "developer",
-    "model_family",
-    "base_model",
-    "model_config",
-    "model_alias",
-    "model_attribute",
-    "release_date_evidence",
-    "benchmark",
-    "metric",
-)
+#: The tables a refresh's digest holds, but the registry's aliases (an import adds none).
+TABLES = tuple(t for t in REFRESH_TABLES if t not in ("benchmark_alias", "metric_alias"))
 #: The fetch rows' content (fetch ids, times and storage paths are not).
 RAW_COLUMNS = ("sha256", "source_key", "size_bytes", "content_type", "label")  # url: file:// of the tree
 #: Decision details that name a run (the unchanged-files summary's subject).

@@ -235,18 +235,7 @@ class Canonicaliser:
             (result.get("source_data") or {}).get("dataset_name"),
             config.get("evaluation_description"),
         )
-        key = (
-            source_key,
-            collection,
-            names,
-            config.get("metric_id"),
-            config.get("metric_kind"),
-            config.get("metric_name"),
-            config.get("metric_unit"),
-            config.get("min_score"),
-            config.get("max_score"),
-            config.get("lower_is_better"),
-        )
+        key = (source_key, collection, *group_key(result))
         group = self._groups.get(key)
         if group is None:
             group = self._groups[key] = self._resolve(names, config, source_key, collection)

@@ -96,7 +96,12 @@ def build(db: Path, n_scores: int) -> float:
     with Warehouse.open(db) as wh:
         wh.con.execute("SET enable_progress_bar = false")
         with wh.transaction() as con:
-            con.execute(SYNTHETIC_SQL.read_text(encoding="utf-8"), {"n_scores": n_scores})
+            # DuckDB binds parameters only in a script's last statement: one statement at a time
+            for statement in SYNTHETIC_SQL.read_text(encoding="utf-8").split(";\n"):
+                code = "\n".join(line for line in statement.splitlines() if not line.lstrip().startswith("--"))
+                if code.strip():
+                    params = {"n_scores": n_scores} if "$n_scores" in code else None
+                    con.execute(statement, params)
     return time.perf_counter() - t0
 
 

@@ -21,7 +21,8 @@ SELECT 'synth.b' || b, 'Benchmark ' || b, 'synthetic' FROM range(100) t(b);
 
 -- one evaluation record per model configuration and source
 INSERT INTO evaluation (evaluation_id, fingerprint, source_key, collection, datastore_path, run_id, raw_sha256,
-                        locator, schema_version, retrieved_timestamp, model_source_id, config_id, record)
+                        locator, schema_version, retrieved_timestamp, model_source_id, config_id, record,
+                        evaluated_by, observed_at)
 SELECT
     'synth-' || s || '/m' || c,
     md5('eval' || s || '/' || c) || md5('eval2' || s || '/' || c),
@@ -36,7 +37,9 @@ SELECT
     'org/m' || c,
     'm' || c,
     json_object('schema_version', '0.3.0', 'evaluation_id', 'synth-' || s || '/m' || c,
-                'model_info', json_object('id', 'org/m' || c, 'name', 'm' || c))
+                'model_info', json_object('id', 'org/m' || c, 'name', 'm' || c)),
+    CASE WHEN s = 0 THEN 'model_developer' ELSE 'independent_evaluator' END,
+    TIMESTAMP '2026-01-01' + INTERVAL (s) HOUR
 FROM range(10) ts(s), range(1000) tc(c);
 
 -- one canonical group per benchmark, one setup per shot count (ids from their content, as a load does)

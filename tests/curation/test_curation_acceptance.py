@@ -146,6 +146,24 @@ def test_policies_resolve_cells_and_never_mix_developer_with_independent_by_defa
         set_policy(wh.con, "average-everything", "no")
 
 
+def test_every_cell_with_a_candidate_has_a_canonical_value_even_when_who_evaluated_is_unknown(wh: Warehouse) -> None:
+    cells = wh.scalar("SELECT count(DISTINCT cell_id) FROM v_cell_candidates")
+    assert cells > 0 and wh.scalar("SELECT count(*) FROM v_scores_canonical") == cells
+    # A row whose evaluator is not recorded is not the developer's; it is never dropped from its cell.
+    con = wh.con
+    try:
+        con.execute(
+            "CREATE TEMP TABLE unknown_evaluator AS"
+            " SELECT * REPLACE (CAST(NULL AS VARCHAR) AS evaluated_by) FROM v_score_current"
+        )
+        con.execute("CREATE TEMP TABLE unknown_candidates AS SELECT * FROM cell_candidates('unknown_evaluator')")
+        assert wh.scalar("SELECT bool_or(developer_reported) FROM unknown_candidates") is False
+        assert wh.scalar("SELECT count(*) FROM scores_canonical('unknown_candidates')") == cells
+    finally:
+        con.execute("DROP TABLE IF EXISTS temp.unknown_evaluator")
+        con.execute("DROP TABLE IF EXISTS temp.unknown_candidates")
+
+
 def test_resolutions_and_metric_choices_are_logged_once(wh: Warehouse) -> None:
     conflicts = wh.scalar("SELECT count(*) FROM curation_decision WHERE kind = 'conflict_resolution'")
     multi = wh.scalar("SELECT count(*) FROM v_scores_canonical WHERE n_candidates > 1")

@@ -11,7 +11,7 @@ SELECT
                   c.setup_key)) AS cell_id,
     coalesce(src.tier, 5) AS source_tier,
     r.started_at AS run_started_at,
-    c.evaluated_by = 'model_developer' AS developer_reported,
+    coalesce(c.evaluated_by = 'model_developer', false) AS developer_reported,  -- not known: not the developer's
     coalesce(m.min_value, mb.min_value) AS metric_min,
     coalesce(m.max_value, mb.max_value) AS metric_max
 FROM query_table(current) c

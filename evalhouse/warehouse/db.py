@@ -275,6 +275,11 @@ def _connect(path: Path, *, read_only: bool, wait: float, who: str) -> duckdb.Du
                 time.sleep(RETRY_EVERY_S)
 
 
+def _views_digest(shipped: list[tuple[str, str]]) -> str:
+    """What identifies the shipped view SQL (stored in ``_view_state`` when the views are made)."""
+    return hashlib.sha256("\x1e".join(f"{n}\x1f{sql}" for n, sql in shipped).encode()).hexdigest()
+
+
 class Warehouse:
     """An open warehouse. Use :meth:`open` as a context manager.
 
@@ -420,7 +425,8 @@ class Warehouse:
     # -- migrations -------------------------------------------------------------------------
 
     def migrate(self) -> list[str]:
-        """Apply pending migrations (each in its own transaction), then recreate the views."""
+        """Apply the pending migrations and recreate the views, all in one transaction (an upgrade
+        is applied whole or not at all; a new warehouse is one commit, not one per migration)."""
         self.con.execute(
             "CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
             " sha256 TEXT NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
@@ -429,44 +435,51 @@ class Warehouse:
             v: (n, s) for v, n, s in self.con.execute("SELECT version, name, sha256 FROM _migrations").fetchall()
         }
         shipped = migrations()
-        done = []
+        pending = []
         for m in shipped:
-            if m.version in applied:
-                name, sha = applied[m.version]
-                if sha != m.sha256:
-                    raise MigrationError(
-                        f"migration {m.version:04d}_{name}.sql was edited after it was applied to "
-                        f"{self.path}; never edit an applied migration, add a new one"
-                    )
+            if m.version not in applied:
+                pending.append(m)
                 continue
-            with self.transaction() as con:
-                con.execute(m.sql)
-                con.execute(
-                    "INSERT INTO _migrations (version, name, sha256) VALUES (?, ?, ?)",
-                    [m.version, m.name, m.sha256],
+            name, sha = applied[m.version]
+            if sha != m.sha256:
+                raise MigrationError(
+                    f"migration {m.version:04d}_{name}.sql was edited after it was applied to "
+                    f"{self.path}; never edit an applied migration, add a new one"
                 )
-            done.append(f"{m.version:04d}_{m.name}")
         unknown = sorted(set(applied) - {m.version for m in shipped})
         if unknown:
             raise MigrationError(
                 f"{self.path} has migrations {unknown} this evalhouse does not know; upgrade evalhouse"
             )
-        self.create_views(force=bool(done))
-        return done
+        if not pending:
+            self.create_views()
+            return []
+        with self.transaction() as con:
+            for m in pending:
+                con.execute(m.sql)
+                con.execute(
+                    "INSERT INTO _migrations (version, name, sha256) VALUES (?, ?, ?)",
+                    [m.version, m.name, m.sha256],
+                )
+            self._write_views(con, views())  # a migration may change what they read
+        return [f"{m.version:04d}_{m.name}" for m in pending]
 
     def create_views(self, *, force: bool = False) -> None:
         """(Re)create every ``v_*`` view; skipped when the shipped view SQL is the one last created
-        and every view is there (``force`` after a migration, which may change what they read)."""
+        and every view is there (``force``: recreate them anyway)."""
         shipped = views()
-        digest = hashlib.sha256("\x1e".join(f"{n}\x1f{sql}" for n, sql in shipped).encode()).hexdigest()
-        if not force and self._views_current(digest, [n for n, _ in shipped]):
+        if not force and self._views_current(_views_digest(shipped), [n for n, _ in shipped]):
             return
         with self.transaction() as con:
-            for _name, sql in shipped:
-                con.execute(sql)
-            con.execute("CREATE TABLE IF NOT EXISTS _view_state (digest TEXT NOT NULL)")
-            con.execute("DELETE FROM _view_state")
-            con.execute("INSERT INTO _view_state VALUES (?)", [digest])
+            self._write_views(con, shipped)
+
+    @staticmethod
+    def _write_views(con: duckdb.DuckDBPyConnection, shipped: list[tuple[str, str]]) -> None:
+        for _name, sql in shipped:
+            con.execute(sql)
+        con.execute("CREATE TABLE IF NOT EXISTS _view_state (digest TEXT NOT NULL)")
+        con.execute("DELETE FROM _view_state")
+        con.execute("INSERT INTO _view_state VALUES (?)", [_views_digest(shipped)])
 
     def _views_current(self, digest: str, names: list[str]) -> bool:
         try:

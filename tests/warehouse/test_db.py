@@ -85,6 +85,40 @@ def test_a_newer_warehouse_is_refused(tmp_path: Path) -> None:
         Warehouse.open(db)
 
 
+def test_an_upgrade_that_fails_part_way_applies_none_of_its_migrations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pending migrations and the views they need are one transaction: when a later one fails,
+    the earlier ones of the same upgrade are not left half applied."""
+    from dataclasses import replace
+
+    import evalhouse.warehouse.db as db_module
+
+    shipped = migrations()
+    db = tmp_path / "w.duckdb"
+    con = duckdb.connect(str(db))  # a warehouse two migrations behind
+    con.execute(
+        "CREATE TABLE _migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, sha256 TEXT NOT NULL,"
+        " applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+    )
+    for m in shipped[:-2]:
+        con.execute(m.sql)
+        con.execute("INSERT INTO _migrations (version, name, sha256) VALUES (?, ?, ?)", [m.version, m.name, m.sha256])
+    con.close()
+    broken = replace(shipped[-1], sql=shipped[-1].sql + "\nSELECT * FROM no_such_table;")
+    monkeypatch.setattr(db_module, "migrations", lambda: [*shipped[:-1], broken])
+    with pytest.raises(duckdb.CatalogException, match="no_such_table"):
+        Warehouse.open(db)
+    con = duckdb.connect(str(db))
+    applied = [v for (v,) in con.execute("SELECT version FROM _migrations ORDER BY version").fetchall()]
+    con.close()
+    assert applied == [m.version for m in shipped[:-2]]
+    monkeypatch.undo()
+    with Warehouse.open(db) as wh:  # the shipped upgrade then applies whole
+        assert wh.schema_version() == shipped[-1].version
+        wh.con.execute("SELECT * FROM v_scores_canonical LIMIT 0")
+
+
 def test_transaction_rolls_back_on_error(tmp_path: Path) -> None:
     with Warehouse.open(tmp_path / "w.duckdb") as wh:
         with pytest.raises(RuntimeError), wh.transaction() as con:

@@ -19,7 +19,11 @@ cells AS (
     GROUP BY k.config_id, g.benchmark_id, g.subset, g.metric_id, u.metric_params_key, u.setup_key
     HAVING sum(k.n) > 1
 )
-SELECT * FROM score WHERE config_id IN (SELECT config_id FROM cells);
+-- only the columns the three macros read (the canonicalisation chain and the rest of a score's
+-- columns would be computed for every row and never used)
+SELECT score_id, source_key, run_id, config_id, benchmark_id, subset, metric_id, metric_params_key, setup_key,
+       value, unit, lower_is_better, evaluated_by, observed_at, source_row_key
+FROM score WHERE config_id IN (SELECT config_id FROM cells);
 
 CREATE OR REPLACE TEMPORARY VIEW _conflicted_current AS SELECT * FROM scores_current('_conflicted_scores');
 

@@ -26,9 +26,22 @@ POLL_S = 0.01
 GIVE_UP_S = 300  # a bound on polling loops only; no assertion depends on how long anything takes
 
 
+def _as_at_a_terminal() -> None:
+    """Ctrl-C reaches the command as it does at a terminal: a shell's background job (how a CI
+    runner may start the suite) ignores SIGINT, and a child would inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(*args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "COLUMNS": "80"}  # what cron gives: rich would cut tables at 80 columns
-    return subprocess.Popen([str(EVALHOUSE), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [str(EVALHOUSE), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=_as_at_a_terminal,  # noqa: PLW1509 - the suite starts no threads that fork
+    )
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -464,11 +464,11 @@ class Warehouse:
             self._write_views(con, views())  # a migration may change what they read
         return [f"{m.version:04d}_{m.name}" for m in pending]
 
-    def create_views(self, *, force: bool = False) -> None:
+    def create_views(self) -> None:
         """(Re)create every ``v_*`` view; skipped when the shipped view SQL is the one last created
-        and every view is there (``force``: recreate them anyway)."""
+        and every view is there."""
         shipped = views()
-        if not force and self._views_current(_views_digest(shipped), [n for n, _ in shipped]):
+        if self._views_current(_views_digest(shipped), [n for n, _ in shipped]):
             return
         with self.transaction() as con:
             self._write_views(con, shipped)

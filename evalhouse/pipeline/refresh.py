@@ -247,8 +247,16 @@ def _gather(run: SourceRun, store: RawStore, options: RefreshOptions, state: Sou
         return _gather_http(client, run, requests, store)
 
 
-def _new_run(wh: Warehouse, module: SourceModule, options: RefreshOptions) -> SourceRun:
-    return SourceRun(wh, module, "refresh", options.registry, after_load=options.after_load, mirror=options.mirror)
+def _new_run(wh: Warehouse, module: SourceModule, options: RefreshOptions, *, view_decisions: bool = True) -> SourceRun:
+    return SourceRun(
+        wh,
+        module,
+        "refresh",
+        options.registry,
+        after_load=options.after_load,
+        view_decisions=view_decisions,
+        mirror=options.mirror,
+    )
 
 
 @dataclass(frozen=True)
@@ -382,6 +390,12 @@ def refresh(
     again — at the first source that loads (which loads before anything else is fetched) or after
     the last one. A quiet night of n sources therefore opens the warehouse twice, not n + 1 times.
     Each run still has its own transaction, and records when its outcome was known.
+
+    The conflict and canonical-metric decisions read the whole warehouse, so they are recorded
+    once, after the last source, in a transaction of their own attributed to the last run that
+    loaded (as ``import-eee`` does for its collections): each decision describes the warehouse
+    the refresh leaves, not a state between two of its sources. A refresh interrupted before then
+    leaves them to the next load, which records whatever is new or changed.
     """
     options = options or RefreshOptions()
     store.recover()  # a writer killed mid-put left temporary files or a torn manifest line
@@ -410,13 +424,17 @@ def refresh(
                 with wh.released(f"fetching and parsing {', '.join(m.SOURCE.key for m, _ in batch)} (database closed)"):
                     for n, (module, known) in enumerate(batch):
                         starting(module)
-                        endings.append(_fetch_and_judge(_new_run(wh, module, options), store, options, known))
+                        run = _new_run(wh, module, options, view_decisions=False)
+                        endings.append(_fetch_and_judge(run, store, options, known))
                         if endings[-1].loads:  # the rest are fetched after this load, from what it leaves
                             queue[:0] = [m for m, _ in batch[n + 1 :]]
                             break
             finally:  # runs judged before an interruption are still recorded
                 for ending in endings:
                     done(ending.finish())
+    loaded = [r for r in results if r.status not in ("failed", "unchanged")]
+    if loaded:
+        loaded[-1].decisions = {**loaded[-1].decisions, **ledger.record_view_decisions(wh, loaded[-1].run_id)}
     return results
 
 

@@ -112,8 +112,11 @@ class SourceRun:
         registry: Registry | PackagedRegistry,
         *,
         after_load: ledger.AfterLoad | None = None,
+        view_decisions: bool = True,
         **details: Any,
     ) -> None:
+        """``view_decisions``: False when the caller records the conflict and canonical-metric
+        decisions once, after several runs (:func:`~evalhouse.pipeline.ledger.record_view_decisions`)."""
         self.wh, self.module = wh, module
         self.spec = module.SOURCE
         self.ctx = ledger.RunContext(
@@ -125,6 +128,7 @@ class SourceRun:
             identity_from=self.spec.identity_from,
             after_load=after_load,
             details=details,
+            view_decisions=view_decisions,
         )
 
     @property

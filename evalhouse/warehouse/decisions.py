@@ -25,6 +25,8 @@ VIEW_DECISIONS = (
     ("conflict_resolution", "record_conflicts.sql"),
     ("canonical_metric", "record_metric_choices.sql"),
 )
+#: A query that says whether a decision script can find anything (when not, it is not run).
+ONLY_IF = {"record_supersessions.sql": "supersession_possible.sql"}
 #: What a decision script reads that is built first (temporary relations, dropped after it ran).
 PREPARED = {
     "record_conflicts.sql": (
@@ -42,6 +44,9 @@ def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None, *, view
     collections records them once, after its last collection, instead of once per collection."""
     counts = {}
     for kind, script in RUN_DECISIONS + (VIEW_DECISIONS if views else ()):
+        if script in ONLY_IF and not first_row(con, read_sql("evalhouse.warehouse", ONLY_IF[script]), [run_id])[0]:
+            counts[kind] = 0
+            continue
         before = first_row(con, "SELECT count(*) FROM curation_decision WHERE kind = ?", [kind])[0]
         prepared = PREPARED.get(script)
         if prepared is not None:

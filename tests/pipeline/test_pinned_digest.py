@@ -34,3 +34,34 @@ def test_the_refreshed_warehouse_holds_the_recorded_rows(real_warehouse: Path) -
         changed = [c for c, d in expected["columns"].items() if got[table]["columns"].get(c) != d]
         assert not changed, f"{table}: columns {changed} differ from the recorded digest"
         assert got[table]["whole_rows"] == expected["whole_rows"], f"{table}: rows pair values differently"
+
+
+def test_a_refresh_records_the_view_decisions_once_for_the_warehouse_it_leaves(real_warehouse: Path) -> None:
+    """The conflict and canonical-metric decisions of a refresh of two sources are recorded after
+    the last one, attributed to its run, and describe the warehouse the refresh leaves (the
+    digest's one intended change: GPQA Diamond's metric choice counts the models of both sources,
+    not of the first alone)."""
+    import duckdb
+
+    con = duckdb.connect(str(real_warehouse), read_only=True)
+    try:
+        last_run = con.execute(
+            "SELECT run_id FROM ingest_run WHERE status IN ('completed', 'partial') ORDER BY started_at DESC LIMIT 1"
+        ).fetchone()[0]
+        by_run = dict(
+            con.execute(
+                "SELECT run_id, count(*) FROM curation_decision"
+                " WHERE kind IN ('conflict_resolution', 'canonical_metric') GROUP BY run_id"
+            ).fetchall()
+        )
+        assert by_run.keys() == {last_run} and by_run[last_run] > 100
+        stale = con.execute(
+            "SELECT count(*) FROM curation_decision d JOIN v_benchmark_metric bm"
+            " ON bm.benchmark_id = json_extract_string(d.subject, '$.benchmark_id')"
+            " WHERE d.kind = 'canonical_metric'"
+            "   AND (json_extract(d.detail, '$.n_models')::INT <> bm.n_models"
+            "        OR json_extract_string(d.detail, '$.metric_id') <> bm.metric_id)"
+        ).fetchone()[0]
+        assert stale == 0
+    finally:
+        con.close()

@@ -16,6 +16,7 @@ import pytest
 from eee_records import eee_record, write_tree
 from score_rows import first_score, insert_score
 
+from evalhouse.common.resources import read_sql
 from evalhouse.curation.registry import load_registry
 from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.pipeline.ledger import LoadPlan, RunContext, SourceRow, run_load
@@ -320,6 +321,32 @@ def test_a_renamed_model_keeps_both_rows_and_is_no_orphan(wh: Warehouse, tmp_pat
         "SELECT value FROM v_score_current s JOIN evaluation e USING (evaluation_id) WHERE e.model_name = 'alpha-v2'"
     ).fetchall()
     assert current == [(0.4,)]
+
+
+def test_a_cell_reported_again_records_its_supersession_and_a_first_load_has_none(wh: Warehouse, tmp_path: Path) -> None:
+    """A source reporting a cell again on a later fetch records one supersession naming both
+    scores and both values. A source's first load can supersede nothing: the cheap check says so
+    and the supersession query is not run; after a second load the check says it may."""
+    store = RawStore(tmp_path / "w.raw")
+    possible = read_sql("evalhouse.warehouse", "supersession_possible.sql")
+    first = load(wh, store, [record_for("org/alpha", 0.3, name="alpha")], source_key="eee-fresh")
+    assert first.status == "completed", first.error
+    assert first.decisions["supersession"] == 0
+    assert wh.scalar(possible, [first.run_id]) is False
+    again = load(wh, store, [record_for("org/alpha", 0.35, name="alpha")], source_key="eee-fresh")
+    assert again.status == "completed", again.error
+    assert wh.scalar(possible, [again.run_id]) is True
+    assert again.decisions["supersession"] == 1
+    subject, detail = wh.con.execute(
+        "SELECT subject, detail FROM curation_decision WHERE kind = 'supersession' AND run_id = ?", [again.run_id]
+    ).fetchone()
+    subject, detail = json.loads(subject), json.loads(detail)
+    new_id, old_id = (
+        wh.scalar("SELECT s.score_id FROM score s WHERE s.run_id = ?", [r.run_id]) for r in (again, first)
+    )
+    assert (subject["score_id"], subject["superseded_score_id"]) == (new_id, old_id)
+    assert (detail["old_value"], detail["new_value"], detail["source_key"]) == (0.3, 0.35, "eee-fresh")
+    assert wh.scalar("SELECT value FROM v_score_current WHERE config_id LIKE 'org/alpha%'") == 0.35
 
 
 def test_checkpoint_time_on_ten_thousand_scores(tmp_path: Path) -> None:

@@ -247,16 +247,8 @@ def _gather(run: SourceRun, store: RawStore, options: RefreshOptions, state: Sou
         return _gather_http(client, run, requests, store)
 
 
-def _new_run(wh: Warehouse, module: SourceModule, options: RefreshOptions, *, view_decisions: bool = True) -> SourceRun:
-    return SourceRun(
-        wh,
-        module,
-        "refresh",
-        options.registry,
-        after_load=options.after_load,
-        view_decisions=view_decisions,
-        mirror=options.mirror,
-    )
+def _new_run(wh: Warehouse, module: SourceModule, options: RefreshOptions) -> SourceRun:
+    return SourceRun(wh, module, "refresh", options.registry, after_load=options.after_load, mirror=options.mirror)
 
 
 @dataclass(frozen=True)
@@ -424,7 +416,7 @@ def refresh(
                 with wh.released(f"fetching and parsing {', '.join(m.SOURCE.key for m, _ in batch)} (database closed)"):
                     for n, (module, known) in enumerate(batch):
                         starting(module)
-                        run = _new_run(wh, module, options, view_decisions=False)
+                        run = _new_run(wh, module, options).views_decided_later()
                         endings.append(_fetch_and_judge(run, store, options, known))
                         if endings[-1].loads:  # the rest are fetched after this load, from what it leaves
                             queue[:0] = [m for m, _ in batch[n + 1 :]]

@@ -112,11 +112,8 @@ class SourceRun:
         registry: Registry | PackagedRegistry,
         *,
         after_load: ledger.AfterLoad | None = None,
-        view_decisions: bool = True,
         **details: Any,
     ) -> None:
-        """``view_decisions``: False when the caller records the conflict and canonical-metric
-        decisions once, after several runs (:func:`~evalhouse.pipeline.ledger.record_view_decisions`)."""
         self.wh, self.module = wh, module
         self.spec = module.SOURCE
         self.ctx = ledger.RunContext(
@@ -128,8 +125,13 @@ class SourceRun:
             identity_from=self.spec.identity_from,
             after_load=after_load,
             details=details,
-            view_decisions=view_decisions,
         )
+
+    def views_decided_later(self) -> SourceRun:
+        """This run, loading without the conflict and canonical-metric decisions: its caller records
+        them once, after several runs (:func:`~evalhouse.pipeline.ledger.record_view_decisions`)."""
+        self.ctx = replace(self.ctx, view_decisions=False)
+        return self
 
     @property
     def run_id(self) -> str:

@@ -323,7 +323,9 @@ def test_a_renamed_model_keeps_both_rows_and_is_no_orphan(wh: Warehouse, tmp_pat
     assert current == [(0.4,)]
 
 
-def test_a_cell_reported_again_records_its_supersession_and_a_first_load_has_none(wh: Warehouse, tmp_path: Path) -> None:
+def test_a_cell_reported_again_records_its_supersession_and_a_first_load_has_none(
+    wh: Warehouse, tmp_path: Path
+) -> None:
     """A source reporting a cell again on a later fetch records one supersession naming both
     scores and both values. A source's first load can supersede nothing: the cheap check says so
     and the supersession query is not run; after a second load the check says it may."""

@@ -28,10 +28,10 @@ from evalhouse.pipeline.ledger import (
     RunContext,
     RunResult,
     SourceRow,
+    decide_views_after,
     last_loading_run,
     loaded_payloads,
     record_run,
-    record_view_decisions,
     run_load,
 )
 from evalhouse.pipeline.tree_files import Refused, TreeFile, TreeListing, file_uri, list_tree, read_file
@@ -291,10 +291,7 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
             result, skipped = _import_collection(job, collection, files_of)
             summary.runs.append(result)
             summary.unchanged[result.run_id] = skipped
-    loaded = [r for r in summary.runs if r.status not in ("failed", "unchanged")]
-    if loaded:
-        decided = record_view_decisions(wh, loaded[-1].run_id)
-        loaded[-1].decisions = {**loaded[-1].decisions, **decided}
+    decide_views_after(wh, summary.runs)
     return summary
 
 

@@ -187,9 +187,18 @@ def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
     )
 
 
+def decide_views_after(wh: Warehouse, results: list[RunResult]) -> None:
+    """After a command of several runs (a refresh, an import of several collections): the view
+    decisions, once, attributed to the last run that loaded and counted in its result."""
+    loaded = [r for r in results if r.status not in ("failed", "unchanged")]
+    if loaded:
+        loaded[-1].decisions = {**loaded[-1].decisions, **record_view_decisions(wh, loaded[-1].run_id)}
+
+
 def record_view_decisions(wh: Warehouse, run_id: str, *, budget: int = STEP_BUDGET_BYTES) -> dict[str, int]:
     """The conflict and canonical-metric decisions of the warehouse as it now stands, in their own
-    transaction, attributed to ``run_id`` (the last run of an import of several collections).
+    transaction, attributed to ``run_id`` (the last run of a refresh or of an import of several
+    collections).
 
     They read every current score, so DuckDB gets ``budget`` bytes beyond what it holds and spills
     past that (:mod:`evalhouse.warehouse.memory_budget`). Should a step need more than it can

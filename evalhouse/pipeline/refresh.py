@@ -424,9 +424,7 @@ def refresh(
             finally:  # runs judged before an interruption are still recorded
                 for ending in endings:
                     done(ending.finish())
-    loaded = [r for r in results if r.status not in ("failed", "unchanged")]
-    if loaded:
-        loaded[-1].decisions = {**loaded[-1].decisions, **ledger.record_view_decisions(wh, loaded[-1].run_id)}
+    ledger.decide_views_after(wh, results)
     return results
 
 

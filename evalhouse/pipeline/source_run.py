@@ -129,7 +129,7 @@ class SourceRun:
 
     def views_decided_later(self) -> SourceRun:
         """This run, loading without the conflict and canonical-metric decisions: its caller records
-        them once, after several runs (:func:`~evalhouse.pipeline.ledger.record_view_decisions`)."""
+        them once, after several runs (:func:`~evalhouse.pipeline.ledger.decide_views_after`)."""
         self.ctx = replace(self.ctx, view_decisions=False)
         return self
 

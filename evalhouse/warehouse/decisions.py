@@ -40,8 +40,10 @@ def record_decisions(con: duckdb.DuckDBPyConnection, run_id: str | None, *, view
     """Insert the run's supersessions and, with ``views``, every new or changed conflict resolution
     and canonical-metric choice of the whole warehouse; returns how many of each.
 
-    The view decisions read ``v_scores_canonical`` over the whole warehouse, so an import of many
-    collections records them once, after its last collection, instead of once per collection."""
+    The view decisions read ``v_scores_canonical`` over the whole warehouse, so a refresh of several
+    sources and an import of many collections record them once, after their last run, instead of
+    once per run. The supersessions are looked for only when another run holds scores of the
+    run's sources (:data:`ONLY_IF`)."""
     counts = {}
     for kind, script in RUN_DECISIONS + (VIEW_DECISIONS if views else ()):
         if script in ONLY_IF and not first_row(con, read_sql("evalhouse.warehouse", ONLY_IF[script]), [run_id])[0]:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from evalhouse.common import progress
+from evalhouse.common.collector import collector_paused
 from evalhouse.curation.registry import Registry, load_registry
 from evalhouse.errors import InputError
 from evalhouse.pipeline.ledger import (
@@ -286,7 +287,9 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
         by_collection.items(), "import-eee: files", total=files, size=lambda c: len(c[1]), note=lambda c: c[0]
     )
     job = _Import(wh, root, listing, store, registry, after_load, batch_size, budget)
-    with store.packing():  # each collection's new payloads go to one pack, sealed when its run settles
+    # each collection's new payloads go to one pack, sealed when its run settles; records and rows
+    # are trees, so the cycle collector waits for the end (evalhouse/common/collector.py)
+    with store.packing(), collector_paused():
         for collection, files_of in steps:
             result, skipped = _import_collection(job, collection, files_of)
             summary.runs.append(result)

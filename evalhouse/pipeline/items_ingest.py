@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from evalhouse.ingest import bundle
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline import ledger
+from evalhouse.pipeline.source_run import parse_payload
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParseItem
 from evalhouse.warehouse.db import Warehouse
@@ -92,7 +92,7 @@ def ingest_item_path(
     )
     meta = FetchMeta(spec.key, entry.url, entry.sha256, now, content_type, path.name)
     try:
-        items = [i if i.raw_sha256 else replace(i, raw_sha256=entry.sha256) for i in module.parse(body, meta=meta)]
+        items = parse_payload(module, body, meta, entry.sha256)
     except ParseError as exc:
         return ledger.record_run(wh, ctx, "failed", [entry], f"parse failed: {exc}")
     return load_items(wh, ctx.with_details(members=sorted(member_shas)), items, [entry])

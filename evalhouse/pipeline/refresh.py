@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from evalhouse.common import progress
+from evalhouse.common.collector import collector_paused
 from evalhouse.curation.packaged_registry import PACKAGED, PackagedRegistry
 from evalhouse.ingest._httpx import httpx
 from evalhouse.ingest.catalog import catalog, get_source
@@ -32,9 +33,9 @@ from evalhouse.pipeline.source_run import (
     Fetched,
     SourceRun,
     fingerprinted,
+    parse_one,
     parsed_fingerprint,
     store_fetch,
-    tag_items,
 )
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.insert import insert_rows
@@ -192,7 +193,7 @@ def _gather_crawl(
 
 def _parse_page(module: SourceModule, f: Fetched) -> guards.Page:
     try:
-        items = list(tag_items(module.parse(f.body, meta=f.meta), f.entry.sha256))
+        items = parse_one(module, f)
     except ParseError as exc:
         return guards.Page(f.entry.url, f.body, f.meta.content_type, [], exc)
     return guards.Page(f.entry.url, f.body, f.meta.content_type, items)
@@ -297,9 +298,10 @@ def refresh_source(
     if isinstance(known, ledger.RunResult):
         return known
     run = _new_run(wh, module, options)
-    with wh.released(f"fetching and parsing {module.SOURCE.key} (database closed)"):
-        ending = _fetch_and_judge(run, store, options, known)
-    return ending.finish()
+    with collector_paused():  # parsed records and load rows are trees: see common/collector.py
+        with wh.released(f"fetching and parsing {module.SOURCE.key} (database closed)"):
+            ending = _fetch_and_judge(run, store, options, known)
+        return ending.finish()
 
 
 def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, known: Known) -> Ending:
@@ -412,18 +414,21 @@ def refresh(
             if not batch:  # every source taken ended without a fetch (read from files only, no credential)
                 continue
             endings: list[Ending] = []
-            try:
-                with wh.released(f"fetching and parsing {', '.join(m.SOURCE.key for m, _ in batch)} (database closed)"):
-                    for n, (module, known) in enumerate(batch):
-                        starting(module)
-                        run = _new_run(wh, module, options).views_decided_later()
-                        endings.append(_fetch_and_judge(run, store, options, known))
-                        if endings[-1].loads:  # the rest are fetched after this load, from what it leaves
-                            queue[:0] = [m for m, _ in batch[n + 1 :]]
-                            break
-            finally:  # runs judged before an interruption are still recorded
-                for ending in endings:
-                    done(ending.finish())
+            with collector_paused():  # parsed records and load rows are trees: see common/collector.py
+                try:
+                    keys = ", ".join(m.SOURCE.key for m, _ in batch)
+                    with wh.released(f"fetching and parsing {keys} (database closed)"):
+                        for n, (module, known) in enumerate(batch):
+                            starting(module)
+                            run = _new_run(wh, module, options).views_decided_later()
+                            endings.append(_fetch_and_judge(run, store, options, known))
+                            if endings[-1].loads:  # the rest are fetched after this load, from what it leaves
+                                queue[:0] = [m for m, _ in batch[n + 1 :]]
+                                break
+                finally:  # runs judged before an interruption are still recorded
+                    for ending in endings:
+                        done(ending.finish())
+                    endings.clear()  # a loaded run's parsed items go before the collector runs again
     ledger.decide_views_after(wh, results)
     return results
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from evalhouse.common.collector import collector_paused
 from evalhouse.curation.packaged_registry import PackagedRegistry
 from evalhouse.ingest.fetch import FetchRequest, FetchResult
 from evalhouse.ingest.redaction import redact_stored, redact_url
@@ -66,14 +67,22 @@ def store_fetch(store: RawStore, key: str, request: FetchRequest, result: FetchR
 
 def parse_one(module: SourceModule, fetched: Fetched) -> list[ParseItem]:
     """The items of one payload, each tagged with its bytes; a ParseError propagates."""
-    return list(tag_items(module.parse(fetched.body, meta=fetched.meta), fetched.entry.sha256))
+    return parse_payload(module, fetched.body, fetched.meta, fetched.entry.sha256)
+
+
+def parse_payload(module: SourceModule, body: bytes, meta: FetchMeta, sha256: str) -> list[ParseItem]:
+    """The items ``module`` parses from ``body``, each tagged with ``sha256`` (the payload's)
+    unless it names its own; a ParseError propagates. Parsers build trees of dicts and lists, so the cycle
+    collector pauses meanwhile (:mod:`evalhouse.common.collector`)."""
+    with collector_paused():
+        return list(tag_items(module.parse(body, meta=meta), sha256))
 
 
 def parse_all(module: SourceModule, fetched: list[Fetched]) -> list[ParseItem]:
     """Every item of every payload; a ParseError (a whole payload unreadable) propagates."""
     items: list[ParseItem] = []
     for f in fetched:
-        items.extend(tag_items(module.parse(f.body, meta=f.meta), f.entry.sha256))
+        items.extend(parse_one(module, f))
     return items
 
 
@@ -86,12 +95,13 @@ def fingerprinted(items: list[ParseItem]) -> list[ParseItem]:
     """The items with each record's fingerprint (and its results' JSON) written on it, once for
     the refresh's unchanged check and the load after it."""
     out: list[ParseItem] = []
-    for item in items:
-        if isinstance(item, ParsedRecord) and item.fingerprint is None:
-            fingerprint, results = fingerprint_with_results(item.record, json_exact=item.json_text)
-            out.append(replace(item, fingerprint=fingerprint, results_json=results))
-        else:
-            out.append(item)
+    with collector_paused():
+        for item in items:
+            if isinstance(item, ParsedRecord) and item.fingerprint is None:
+                fingerprint, results = fingerprint_with_results(item.record, json_exact=item.json_text)
+                out.append(replace(item, fingerprint=fingerprint, results_json=results))
+            else:
+                out.append(item)
     return out
 
 

@@ -10,10 +10,8 @@ logged duplicate (``curation_decision`` kind ``exact_duplicate``), or ``quaranti
 
 from __future__ import annotations
 
-import gc
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,16 +19,16 @@ import duckdb
 import orjson
 from pydantic import ValidationError
 
+from evalhouse.common.collector import collector_paused
 from evalhouse.curation.canonicalise import CanonicalGroup, Canonicaliser, Rejection, group_key
 from evalhouse.curation.cells import Cell, cell_of
 from evalhouse.curation.identity import IdentityFrom, ResolvedModel, resolve_model
 from evalhouse.curation.registry import Registry
 from evalhouse.schema import records as R
-from evalhouse.schema.eee import SCHEMA_VERSION, EvaluationLog, SchemaVersionError
 from evalhouse.schema.eee_check import surely_valid
 from evalhouse.schema.eee_legacy import migrate_legacy
 from evalhouse.schema.fingerprint import fingerprint_with_results
-from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
+from evalhouse.schema.records import SCHEMA_VERSION, ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse import load_rows as rows
 from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.load_report import LoadReport
@@ -79,6 +77,10 @@ def validate_record(record: Any, *, json_text: bool = False) -> tuple[dict[str, 
         return None, f"expected a JSON object, got {type(record).__name__}"
     if surely_valid(record, json_text=json_text):
         return record, None
+    # the models load with the first record the fast check does not vouch for (a refresh of
+    # parser-built records, which the check accepts, never needs them)
+    from evalhouse.schema.eee import EvaluationLog, SchemaVersionError  # noqa: PLC0415
+
     try:
         EvaluationLog.model_validate(record)
         return record, None
@@ -89,20 +91,6 @@ def validate_record(record: Any, *, json_text: bool = False) -> tuple[dict[str, 
         if version_errors:
             return None, str(version_errors[0]["ctx"]["error"])
         return None, f"not a valid EEE {SCHEMA_VERSION} record: {summarise_validation_error(exc)}"
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while a load runs: parsed records are trees of dicts and
-    lists without cycles, and re-scanning every live container each few thousand allocations
-    cost a twentieth of an import. Whatever cycles appear meanwhile are collected afterwards."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @dataclass
@@ -152,7 +140,7 @@ class Loader:
         :data:`BATCH_RESULTS` results, whichever comes first): each
         batch is deduplicated against the warehouse with one query and written with one Arrow
         insert per table, so memory holds one batch, not the corpus."""
-        with _collector_paused():
+        with collector_paused():
             self._load_all(items, raw_sha256)
         return self.report
 

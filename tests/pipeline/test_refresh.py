@@ -7,6 +7,7 @@ a night can bring (429, 500s, timeouts, resets, truncated or changed payloads, b
 from __future__ import annotations
 
 import csv
+import gc
 import importlib
 import io
 import json
@@ -147,6 +148,26 @@ def test_refresh_from_empty_loads_every_shared_row_then_is_unchanged(
         "SELECT started_at FROM ingest_run WHERE run_id = ?", [second["artificial-analysis"].run_id]
     ).fetchone()
     assert epoch_end <= aa_start
+
+
+def test_parsing_and_loading_run_with_the_collector_paused_and_a_refresh_leaves_it_on(
+    wh: Warehouse, store: RawStore, mirror_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = catalog()["artificial-analysis"]
+    original = module.parse
+    seen: list[bool] = []
+
+    def parse(*args, **kwargs):
+        seen.append(gc.isenabled())
+        yield from original(*args, **kwargs)
+        seen.append(gc.isenabled())
+
+    monkeypatch.setattr(module, "parse", parse)
+    with serve(static_dir=mirror_dir) as srv:
+        result = run(wh, store, srv, ["artificial-analysis"])["artificial-analysis"]
+    assert result.status == "completed" and result.counts["loaded"] == 548
+    assert seen == [False, False]  # paused while the parser builds its records, start to end
+    assert gc.isenabled()
 
 
 def test_a_source_listed_twice_is_fetched_after_its_first_run_is_recorded(

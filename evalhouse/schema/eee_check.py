@@ -8,18 +8,29 @@ checks in Python what it cannot: the schema version and, for records not read fr
 finite numbers. A record this check accepts is one the models accept; anything else goes to the
 models, which accept or refuse it with the reason the quarantine records.
 ``tests/schema/test_eee_check.py`` holds the two to that on real and mutated records.
+
+The extended schema ships as data (``eee_checks.json``, beside the dump plan of
+:mod:`evalhouse.schema.eee_dump`), so checking a record never imports the models: building them
+and their JSON Schema was ≈ 90 ms of every process that loads records. ``python -m
+evalhouse.schema.eee_dump`` writes the file from the models, and ``tests/schema/test_eee_shipped.py``
+fails when it is not what the models give.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import math
 from functools import cache
 from typing import Any
 
 import jsonschema_rs
 
-from evalhouse.schema.eee import SCHEMA_VERSION, EvaluationLog
+from evalhouse.common.resources import package_text
+from evalhouse.schema.records import SCHEMA_VERSION
+
+#: The shipped fast checks: ``{"json_schema": extended_schema(), "dump_plan": ...}``.
+SHIPPED = "eee_checks.json"
 
 
 def _not_null(*names: str) -> dict[str, Any]:
@@ -27,10 +38,22 @@ def _not_null(*names: str) -> dict[str, Any]:
 
 
 @cache
+def shipped_checks() -> dict[str, Any]:
+    """The fast checks as shipped in :data:`SHIPPED` (written from the models, never edited)."""
+    return json.loads(package_text("evalhouse.schema", SHIPPED))
+
+
+@cache
 def _schema_validator() -> Any:
+    return jsonschema_rs.validator_for(shipped_checks()["json_schema"])
+
+
+def extended_schema() -> dict[str, Any]:
     """The models' JSON Schema plus what their validators add that JSON Schema can say: a
     continuous metric names both bounds, a levels metric its level names and unknown level, and
-    every model detail but the two required axes is a string."""
+    every model detail but the two required axes is a string (what :data:`SHIPPED` holds)."""
+    from evalhouse.schema.eee import EvaluationLog  # noqa: PLC0415 - only to write or test the shipped file
+
     schema = copy.deepcopy(EvaluationLog.model_json_schema())
     defs = schema["$defs"]
     defs["ModelDetails"]["additionalProperties"] = {"type": "string"}
@@ -41,7 +64,7 @@ def _schema_validator() -> Any:
             ("levels", ("level_names", "has_unknown_level")),
         )
     ]
-    return jsonschema_rs.validator_for(schema)
+    return schema
 
 
 def _finite(value: Any) -> bool:

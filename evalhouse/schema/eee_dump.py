@@ -17,18 +17,24 @@ accepts, that round trip changes nothing when, at every level,
 declarations; whatever it does not know (a field typed ``dict[str, Any]``, a union it cannot tell
 apart) makes it answer False, and the caller takes the models' round trip.
 ``tests/schema/test_eee_dump.py`` holds it to the round trip on real and mutated records.
+
+The plan ships as data with the extended JSON Schema (``eee_checks.json``, see
+:mod:`evalhouse.schema.eee_check`), so the check never imports the models; ``python -m
+evalhouse.schema.eee_dump`` rewrites that file from the models after they change.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import types
 import typing
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
-from evalhouse.schema.eee import EvaluationLog
+from evalhouse.schema.eee_check import SHIPPED, extended_schema, shipped_checks
 
 # A plan is a tuple: ("model", fields, order, extra allowed, filled-in fields) | ("str",) | ("float",)
 # | ("int",) | ("bool",) | ("bound",) | ("list", item) | ("strmap",) | ("tagged", key, {tag: model
@@ -48,7 +54,52 @@ def dumps_as_itself(record: Any) -> bool:
 
 @cache
 def _checker() -> Callable[[Any], bool]:
-    return _compile(_model_plan(EvaluationLog))
+    return _compile(plan_from_json(shipped_checks()["dump_plan"]))
+
+
+def derived_plan() -> Plan:
+    """The plan read off the models' field declarations (what :data:`SHIPPED` holds, as JSON)."""
+    from evalhouse.schema.eee import EvaluationLog  # noqa: PLC0415 - only to write or test the shipped file
+
+    return _model_plan(EvaluationLog)
+
+
+def derived_checks() -> dict[str, Any]:
+    """What :data:`SHIPPED` must hold for the models as they are."""
+    return {"json_schema": extended_schema(), "dump_plan": plan_to_json(derived_plan())}
+
+
+def plan_to_json(plan: Plan) -> Any:
+    """A plan as JSON: tuples as lists, a model's filled-in fields sorted."""
+    kind = plan[0]
+    if kind == "model":
+        _, fields, order, extra, filled = plan
+        return [kind, {n: plan_to_json(p) for n, p in fields.items()}, order, extra, sorted(filled)]
+    if kind == "list":
+        return [kind, plan_to_json(plan[1])]
+    if kind == "tagged":
+        return [kind, plan[1], {tag: plan_to_json(p) for tag, p in plan[2].items()}]
+    return [kind]
+
+
+def plan_from_json(data: Any) -> Plan:
+    """The plan :func:`plan_to_json` wrote."""
+    kind = data[0]
+    if kind == "model":
+        _, fields, order, extra, filled = data
+        return (kind, {n: plan_from_json(p) for n, p in fields.items()}, dict(order), bool(extra), frozenset(filled))
+    if kind == "list":
+        return (kind, plan_from_json(data[1]))
+    if kind == "tagged":
+        return (kind, data[1], {tag: plan_from_json(p) for tag, p in data[2].items()})
+    return (kind,)
+
+
+def write_shipped(path: Path | None = None) -> Path:
+    """Write :data:`SHIPPED` from the models (run after changing them)."""
+    path = path or Path(__file__).with_name(SHIPPED)
+    path.write_text(json.dumps(derived_checks(), indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    return path
 
 
 def _model_plan(model: Any) -> Plan:
@@ -188,3 +239,7 @@ def _compile_model(plan: Plan) -> Callable[[Any], bool]:
         return True
 
     return fits
+
+
+if __name__ == "__main__":
+    print(f"wrote {write_shipped()}")

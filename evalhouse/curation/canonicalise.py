@@ -226,6 +226,16 @@ class Canonicaliser:
             candidate_benchmark=group.candidate_benchmark,
         )
 
+    def rejection(self, result: dict[str, Any], *, source_key: str, collection: str | None = None) -> Rejection | None:
+        """Why :meth:`canonicalise` would refuse ``result``, or None when it would accept it: the
+        bulk path (:meth:`group`, then :meth:`CanonicalGroup.value`) for an accepted value, which
+        builds no :class:`CanonicalScore`; ``canonicalise`` words a refusal."""
+        group = self.group(result, source_key=source_key, collection=collection)
+        if group.value(float(result["score_details"]["score"])) is not None:
+            return None
+        outcome = self.canonicalise(result, source_key=source_key, collection=collection)
+        return outcome if isinstance(outcome, Rejection) else None
+
     def canonicalise(
         self, result: dict[str, Any], *, source_key: str, collection: str | None = None
     ) -> CanonicalScore | Rejection:

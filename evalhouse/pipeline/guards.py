@@ -147,14 +147,14 @@ class Evidence:
         if not results:
             return []
         # the canonicaliser (and the registries it reads) load when there are results to judge
-        from evalhouse.curation.canonicalise import Canonicaliser, Rejection  # noqa: PLC0415
+        from evalhouse.curation.canonicalise import Canonicaliser  # noqa: PLC0415
 
         canon = Canonicaliser(resolve(self.registry))
         out = []
         for locator, result in results:
-            got = canon.canonicalise(result, source_key=self.source_key)
-            if isinstance(got, Rejection):
-                out.append((locator, got.reason))
+            refused = canon.rejection(result, source_key=self.source_key)
+            if refused is not None:
+                out.append((locator, refused.reason))
         return out
 
     @property

@@ -78,6 +78,23 @@ def test_refusals_name_the_reason(res: dict, reason: str) -> None:
     out = canon(res)
     assert isinstance(out, Rejection), out
     assert reason in out.reason
+    # the drift guard's bulk check gives the same refusal, worded the same
+    assert Canonicaliser(REG).rejection(res, source_key="test") == out
+
+
+@given(
+    st.floats(min_value=-2, max_value=300, allow_nan=False),
+    st.sampled_from([("proportion", 1), ("percent", 100), ("x/50", 50), (None, 1), (None, 10)]),
+    st.sampled_from(["gpqa_diamond", "no_such_benchmark"]),
+)
+def test_the_bulk_rejection_check_agrees_with_canonicalise(value: float, unit_hi: tuple, bench: str) -> None:
+    unit, hi = unit_hi
+    res = result(value, unit=unit, hi=hi, bench=bench)
+    out = canon(res)
+    expected = out if isinstance(out, Rejection) else None
+    canonicaliser = Canonicaliser(REG)
+    assert canonicaliser.rejection(res, source_key="test") == expected
+    assert canonicaliser.rejection(res, source_key="test") == expected  # and again, from its cached group
 
 
 def test_nothing_is_clamped_at_the_boundary() -> None:

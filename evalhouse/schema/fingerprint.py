@@ -21,8 +21,10 @@ import orjson
 
 VOLATILE_KEYS = frozenset({"evaluation_id", "retrieved_timestamp"})
 _SORTED = orjson.OPT_SORT_KEYS
-#: A float orjson spells differently from Python's json (exponent form, or 0.0000x).
-_EXPONENT = re.compile(rb"[0-9][eE][-+]?[0-9]")
+#: A number in exponent form as orjson writes it: digits, a signed exponent, and then what ends a
+#: number in compact JSON (a comma, a closing bracket, or the end of the text). Text such as Epoch's
+#: "3.8e+25" (a string: a quote follows) does not match, so its records skip the token rewrite.
+_EXPONENT = re.compile(rb"[0-9][eE][-+]?[0-9]+(?:[,}\]]|\Z)")
 _TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?')
 
 
@@ -122,7 +124,7 @@ def _canonical_parts(record: dict[str, Any], *, json_exact: bool = False) -> tup
             text = orjson.dumps(value, option=_SORTED)
             written.append((key, text))
             pieces.append(text)
-    blob = b"".join(pieces)
+    blob = b",".join(pieces)  # separated, so a number at the end of one piece ends there
     if not blob.isascii() or b"\x7f" in blob or (not json_exact and b"null" in blob):
         raise _Unsafe  # non-ASCII text is escaped by json; orjson writes NaN and infinities as null
     if blob.count(b"[") != nested:

@@ -82,6 +82,54 @@ def test_the_fast_fingerprint_equals_the_reference(doc: dict[str, Any]) -> None:
     assert normalized_hash(doc) == _reference_hash(doc)
 
 
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"a": 1e-7},  # a bare number: the part ends at the end of the text
+        {"a": 1e16, "b": "x"},
+        {"a": 1e-7, "b": "x"},  # a bare number followed by the next part
+        {"a": 2.5e-9, "b": 3},
+        {"a": [1e-7]},
+        {"a": [1.5e20, "3.8e+25"]},
+        {"model": {"training_compute_flop": "3.8e+25"}, "y": {"z": 2.5e-9}},
+        {"model": {"training_compute_flop": "3.8e+25"}},  # exponent-like text only: no rewrite needed
+        {"a": "1e-7,", "b": 1e-7},
+        {"a": 0.00001, "b": {"c": 1e300}},
+        {"evaluation_results": [{"score_details": {"score": 1e-5}}, {"score_details": {"score": 0.5}}]},
+    ],
+)
+def test_floats_orjson_spells_otherwise_are_rewritten_and_exponent_like_text_is_not(doc: dict[str, Any]) -> None:
+    _canonical_parts(doc, json_exact=True)  # the fast path takes these (it raises otherwise)
+    assert normalized_hash(doc) == _reference_hash(doc)
+    assert normalized_hash(doc, json_exact=True) == _reference_hash(doc)
+
+
+ascii_text = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=8)
+ascii_leaves = (
+    st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([1e-7, 2.5e-9, 1e16, 1.5e20, 0.00001, "3.8e+25", "1e-7,"])
+    | ascii_text
+)
+ascii_records = st.dictionaries(
+    ascii_text | st.sampled_from(["evaluation_results", "model_info"]),
+    ascii_leaves
+    | st.lists(st.dictionaries(ascii_text, ascii_leaves, max_size=4), max_size=4)
+    | st.dictionaries(ascii_text, ascii_leaves | st.dictionaries(ascii_text, ascii_leaves, max_size=3), max_size=4),
+    max_size=6,
+)
+
+
+@seed(20261203)
+@EXAMPLES
+@given(ascii_records)
+def test_the_fast_fingerprint_equals_the_reference_on_records_the_fast_path_takes(doc: dict[str, Any]) -> None:
+    """ASCII records without nulls or nested lists: what the one-pass canonical JSON takes whole."""
+    assert normalized_hash(doc, json_exact=True) == _reference_hash(doc)
+    assert normalized_hash(doc) == _reference_hash(doc)
+
+
 def real_records(shared: Path) -> list[dict[str, Any]]:
     records = [json.loads(p.read_text()) for p in sorted((shared / LEGACY).rglob("*.json"))]
     records += [migrate_legacy(r)[0] for r in records]

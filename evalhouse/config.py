@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 from evalhouse.errors import InputError
@@ -67,3 +68,14 @@ def duckdb_config() -> dict[str, str]:
     if limit and not re.fullmatch(r"\d+(\.\d+)?\s*([KMGT]i?B|B|%)", limit, flags=re.IGNORECASE):
         raise InputError(f"${ENV_MEMORY}={limit!r} is not a memory size such as 512MB, 2GB or 50%")
     return {"memory_limit": limit} if limit else {}
+
+
+def serial_blas() -> None:
+    """One OpenBLAS thread for a process that does no linear algebra (a load), unless the user chose.
+
+    numpy loads with Arrow's first bulk insert, and OpenBLAS starts a thread per core that spins
+    for about 0.1 s of CPU before it sleeps, on a machine whose other core DuckDB's workers want.
+    ``$OPENBLAS_NUM_THREADS`` is read once, when numpy loads, so this runs before; an analysis
+    (factor models, equating) keeps OpenBLAS's threads."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

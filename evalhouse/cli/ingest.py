@@ -117,7 +117,9 @@ def refresh(
     stored payloads are re-canonicalised ('recanonicalised'). A failing source never touches
     another's data. Exit 1 when any source failed, 2 for an unknown --source.
     """
-    from evalhouse.config import raw_store_path
+    from evalhouse.config import raw_store_path, serial_blas
+
+    serial_blas()  # a load: no linear algebra
     from evalhouse.ingest.catalog import get_source
     from evalhouse.ingest.http import DEFAULT_DEADLINE, HttpClient
     from evalhouse.pipeline import refresh as refresh_mod
@@ -252,7 +254,9 @@ def reparse(
 
 def _run_one(ctx: typer.Context, db: str | None, key: str, skip_validation: bool, json_out: bool, run) -> None:
     """Open the warehouse for writing, run one source's load, report it; exit 1 if it failed."""
-    from evalhouse.config import raw_store_path
+    from evalhouse.config import raw_store_path, serial_blas
+
+    serial_blas()  # a load: no linear algebra
     from evalhouse.pipeline.ledger import checkpoint
     from evalhouse.pipeline.refresh import resolve_key
     from evalhouse.warehouse.db import Warehouse

@@ -81,7 +81,9 @@ def import_eee(
     and the validation error; the rest still load. Exit 1 if anything was quarantined or a
     collection failed, 2 if DIR is not a datastore tree.
     """
-    from evalhouse.config import raw_store_path
+    from evalhouse.config import raw_store_path, serial_blas
+
+    serial_blas()  # a load: no linear algebra
     from evalhouse.pipeline.import_eee import import_tree
     from evalhouse.pipeline.ledger import checkpoint
     from evalhouse.warehouse.db import Warehouse

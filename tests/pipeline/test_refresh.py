@@ -11,6 +11,7 @@ import gc
 import importlib
 import io
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -414,13 +415,18 @@ def test_a_full_refresh_imports_no_pandas(shared: Path, tmp_path: Path) -> None:
     code = (
         "import sys; from evalhouse.cli import main; sys.argv = ['evalhouse', '--db', sys.argv[1], 'refresh', "
         "'--mirror', sys.argv[2], '--source', 'epoch-benchmarks', '--source', 'artificial-analysis', '--json']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\nprint('pandas' in sys.modules, file=sys.stderr)"
+        "try:\n    main()\nexcept SystemExit:\n    pass\nimport os\n"
+        "blas = os.environ.get('OPENBLAS_NUM_THREADS')\n"
+        "print('pandas' in sys.modules, 'numpy' in sys.modules, blas, file=sys.stderr)"
     )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     ran = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path / "w.duckdb"), str(mirror)],
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     assert '"status": "completed"' in ran.stdout, ran.stderr[-2000:]
-    assert ran.stderr.strip().splitlines()[-1] == "False"
+    # no pandas; numpy (with Arrow) loaded with one OpenBLAS thread: a load does no linear algebra
+    assert ran.stderr.strip().splitlines()[-1] == "False True 1"

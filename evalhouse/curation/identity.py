@@ -72,18 +72,36 @@ def _resolve(
 def resolve_model(
     model_info: dict[str, Any], source_key: str, registry: Registry, *, identity_from: IdentityFrom = "name"
 ) -> ResolvedModel:
-    """Resolve an EEE ``model_info`` seen in ``source_key`` to its identity rows."""
+    """Resolve an EEE ``model_info`` seen in ``source_key`` to its identity rows.
+
+    The answer depends only on the id, name, developer and setting details of ``model_info``, so
+    it is remembered per those (a load sees one model in record after record); the returned
+    :class:`ResolvedModel` is shared between the records that named the same model: read it, never
+    change its dicts."""
     model_id = str(model_info.get("id") or "")
     display = model_info.get("name")
-    name = model_id if identity_from == "id" and model_id else (display or model_id)
-    details = model_info.get("additional_details") or {}
     developer_raw = model_info.get("developer")
+    settings = _settings_details(model_info.get("additional_details") or {})
+    return _resolved(model_id, display, developer_raw, settings, source_key, registry, identity_from)
+
+
+@lru_cache(maxsize=65536)
+def _resolved(  # noqa: PLR0913, PLR0917 - the fields of model_info the identity depends on, and its context
+    model_id: str,
+    display: Any,
+    developer_raw: Any,
+    settings: tuple[tuple[str, str], ...],
+    source_key: str,
+    registry: Registry,
+    identity_from: IdentityFrom,
+) -> ResolvedModel:
+    name = model_id if identity_from == "id" and model_id else (display or model_id)
     stated = developer_raw if developer_raw and str(developer_raw).lower() != "unknown" else None
     if stated is None and "/" in model_id and identity_from == "name":
         # the repository's organisation, unless the registry documents the repository as a copy
         stated = registry.reuploads.get(model_id.lower()) or model_id.split("/", 1)[0]
     shown = display if display != name else None
-    ident = _resolve((name, shown, source_key, stated, _settings_details(details)), registry)
+    ident = _resolve((name, shown, source_key, stated, settings), registry)
     flags = ident.settings.model_dump()
     dev = registry.developers.get(ident.developer)
     return ResolvedModel(

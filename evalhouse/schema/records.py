@@ -64,6 +64,9 @@ class ParsedRecord:
     # something before the load needed it (a refresh's unchanged check); None: the loader computes it
     fingerprint: str | None = None
     results_json: list[bytes] | None = None
+    # the parser validated ``record`` as EEE already (``build_record``: the fast check, or the
+    # models' own dump), so the loader does not check it a second time
+    valid: bool = False
 
 
 @dataclass(frozen=True)

@@ -181,7 +181,10 @@ class Loader:
             except ValueError as exc:
                 self._refuse(item, raw_sha256, str(exc), n_results)
                 return None
-        valid, reason = validate_record(record, json_text=item.json_text and not steps)
+        if item.valid and not steps:  # the parser checked it (ParsedRecord.valid)
+            valid, reason = record, None
+        else:
+            valid, reason = validate_record(record, json_text=item.json_text and not steps)
         if valid is None:
             self._refuse(item, raw_sha256, reason or "invalid", n_results)
             return None

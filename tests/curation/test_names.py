@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from model_pairs import aa_epoch_pairs
 
+from evalhouse.curation.identity import resolve_model
 from evalhouse.curation.name_rules import NameRulesError, rules_from
 from evalhouse.curation.names import NameHints, Settings, collapse_aggressive, is_generic_name, read_settings
 from evalhouse.curation.names import collapse_standard as _collapse_standard
@@ -511,3 +512,14 @@ def test_cross_source_match_rate() -> None:
     rate = 1 - len(unmatched) / len(AA_EPOCH_PAIRS)
     print(f"match rate {rate:.3f} over {len(AA_EPOCH_PAIRS)} pairs")
     assert rate >= 0.95
+
+
+def test_a_model_named_again_resolves_from_memory_and_any_field_it_depends_on_tells_two_apart() -> None:
+    info = {"id": "openai/o3-mini", "name": "o3-mini", "developer": "OpenAI", "additional_details": {}}
+    first = resolve_model(info, "test", REG)
+    assert resolve_model(dict(info), "test", REG) is first  # remembered: the same answer, not recomputed
+    high = resolve_model({**info, "additional_details": {"reasoning_effort": "high"}}, "test", REG)
+    assert high.config_id != first.config_id  # a setting detail is part of what is remembered
+    assert resolve_model(info, "other-source", REG).scope in (None, "other-source")
+    renamed = resolve_model({**info, "name": "o3 mini (Jan)"}, "test", REG)
+    assert renamed.source_model_name == "o3 mini (Jan)" and renamed.config_name == "o3 mini (Jan)"

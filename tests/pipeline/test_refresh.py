@@ -26,6 +26,7 @@ from evalhouse.ingest.pinned import AA_CSV, EPOCH_DIR, epoch_zip, mirror_from_sh
 from evalhouse.pipeline import refresh as R
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.pipeline.reparse import reparse
+from evalhouse.schema.records import ParsedRecord
 from evalhouse.warehouse import db as db_module
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
@@ -169,6 +170,23 @@ def test_parsing_and_loading_run_with_the_collector_paused_and_a_refresh_leaves_
     assert result.status == "completed" and result.counts["loaded"] == 548
     assert seen == [False, False]  # paused while the parser builds its records, start to end
     assert gc.isenabled()
+
+
+def test_records_a_parser_validated_are_not_validated_again_by_the_loader(
+    wh: Warehouse, store: RawStore, mirror_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalhouse.warehouse import load as load_module
+
+    checked: list[object] = []
+    original = load_module.validate_record
+    monkeypatch.setattr(load_module, "validate_record", lambda r, **k: checked.append(r) or original(r, **k))
+    with serve(static_dir=mirror_dir) as srv:
+        result = run(wh, store, srv, ["artificial-analysis"])["artificial-analysis"]
+    assert result.status == "completed" and result.counts["loaded"] == 548
+    assert checked == []  # build_record checked each one (ParsedRecord.valid)
+    # a record the parser did not vouch for is checked, and refused with the reason
+    bad = ParsedRecord(record={"schema_version": "0.3.0"}, locator="x")
+    assert not bad.valid and load_module.validate_record(bad.record)[0] is None
 
 
 def test_a_source_listed_twice_is_fetched_after_its_first_run_is_recorded(

@@ -15,7 +15,7 @@ averages a vendor's claim with an independent run.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evalhouse.ingest.source import FetchMeta, SourceSpec
@@ -95,6 +95,7 @@ class Board:
         stamp = provenance.get("evaluation_timestamp")
         if stamp and isinstance(built, ParsedRecord):
             built.record["evaluation_timestamp"] = stamp
+            return replace(built, valid=False)  # changed after its check: the loader checks it again
         return built
 
 

@@ -266,7 +266,7 @@ def build_record(  # noqa: PLR0913 - keyword-only arguments are the parts of an 
         "evaluation_results": results,
     }
     if _kept_as_built(record):
-        return ParsedRecord(record=record, locator=locator)
+        return ParsedRecord(record=record, locator=locator, valid=True)
     model, invalid = _models()
     try:
         validated = model.model_validate(record)
@@ -275,7 +275,7 @@ def build_record(  # noqa: PLR0913 - keyword-only arguments are the parts of an 
         where = ".".join(str(part) for part in first["loc"])
         reason = f"record does not validate as EEE {SCHEMA_VERSION}: {where}: {first['msg']}"
         return ParseFailure(locator, reason, payload if isinstance(payload, str) else payload())
-    return ParsedRecord(record=validated.to_json_dict(), locator=locator)
+    return ParsedRecord(record=validated.to_json_dict(), locator=locator, valid=True)
 
 
 @cache

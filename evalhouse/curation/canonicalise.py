@@ -174,6 +174,15 @@ class CanonicalGroup:
         return value if self.bounds[0] <= value <= self.bounds[1] else None
 
 
+def _score_of(result: dict[str, Any]) -> float | None:
+    """The result's score as a float, or None when it has none readable (then
+    :meth:`Canonicaliser.canonicalise` decides what to say of it, as it always did)."""
+    try:
+        return float(result["score_details"]["score"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def _widened(lo: float | None, hi: float | None) -> tuple[float, float]:
     return (-math.inf if lo is None else lo - EPSILON, math.inf if hi is None else hi + EPSILON)
 
@@ -231,7 +240,8 @@ class Canonicaliser:
         bulk path (:meth:`group`, then :meth:`CanonicalGroup.value`) for an accepted value, which
         builds no :class:`CanonicalScore`; ``canonicalise`` words a refusal."""
         group = self.group(result, source_key=source_key, collection=collection)
-        if group.value(float(result["score_details"]["score"])) is not None:
+        score = _score_of(result)
+        if group.rejection is None and score is not None and group.value(score) is not None:
             return None
         outcome = self.canonicalise(result, source_key=source_key, collection=collection)
         return outcome if isinstance(outcome, Rejection) else None

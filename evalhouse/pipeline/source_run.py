@@ -95,13 +95,12 @@ def fingerprinted(items: list[ParseItem]) -> list[ParseItem]:
     """The items with each record's fingerprint (and its results' JSON) written on it, once for
     the refresh's unchanged check and the load after it."""
     out: list[ParseItem] = []
-    with collector_paused():
-        for item in items:
-            if isinstance(item, ParsedRecord) and item.fingerprint is None:
-                fingerprint, results = fingerprint_with_results(item.record, json_exact=item.json_text)
-                out.append(replace(item, fingerprint=fingerprint, results_json=results))
-            else:
-                out.append(item)
+    for item in items:
+        if isinstance(item, ParsedRecord) and item.fingerprint is None:
+            fingerprint, results = fingerprint_with_results(item.record, json_exact=item.json_text)
+            out.append(replace(item, fingerprint=fingerprint, results_json=results))
+        else:
+            out.append(item)
     return out
 
 

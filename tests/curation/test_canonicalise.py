@@ -185,3 +185,11 @@ def test_unit_conversion_round_trips(value: float, units: tuple[str, str]) -> No
 @given(st.text(max_size=30))
 def test_alias_normalisation_is_idempotent(text: str) -> None:
     assert normalise_alias(normalise_alias(text)) == normalise_alias(text)
+
+
+def test_the_bulk_rejection_check_of_an_unmapped_result_without_a_number_is_canonicalise_s() -> None:
+    res = result(0.5, bench="no_such_benchmark")
+    res["score_details"]["score"] = "n/a"  # a parser's output before validation
+    expected = canon(res)
+    assert isinstance(expected, Rejection) and "unmapped benchmark" in expected.reason
+    assert Canonicaliser(REG).rejection(res, source_key="test") == expected

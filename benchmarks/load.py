@@ -12,7 +12,9 @@ For each corpus (generated EEE 0.3.0 trees shaped like the real datastore, see `
   floor on this machine;
 * how the import's CPU time grows from 10^5 to 10^6 scores (linear means ~10x).
 
-CPU seconds are the steadier figure on a shared machine. Usage:
+CPU seconds are the steadier figure on a shared machine; wall seconds are what a user waits (a
+load's inserts run on a second thread while the next batch is prepared, so wall can be below CPU).
+Usage:
 `.venv/bin/python benchmarks/load.py [--sizes 1e5,1e6,datastore] [--keep DIR]`.
 """
 
@@ -101,7 +103,8 @@ def bench(name: str, tmp: Path) -> dict[str, float]:
     print(
         f"import-eee        {first['wall']:7.1f} s wall  {first['cpu']:7.1f} s CPU  "
         f"{scores / first['wall']:9,.0f} scores/s wall  {rate:9,.0f} scores/s CPU  peak {first['rss_mb']:6.0f} MB"
-        f"   (target >= {TARGET_SCORES_PER_S:,}/s: {rate / TARGET_SCORES_PER_S:.2f}x; <= {TARGET_RSS_MB} MB)"
+        f"   (target >= {TARGET_SCORES_PER_S:,}/s: {rate / TARGET_SCORES_PER_S:.2f}x by CPU, "
+        f"{scores / first['wall'] / TARGET_SCORES_PER_S:.2f}x by wall; <= {TARGET_RSS_MB} MB)"
     )
     print(
         f"re-import         {again['wall']:7.1f} s wall  {again['cpu']:7.1f} s CPU  = {again['cpu'] / first['cpu']:.1%}"

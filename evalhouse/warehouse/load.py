@@ -20,6 +20,7 @@ import orjson
 from pydantic import ValidationError
 
 from evalhouse.common.collector import collector_paused
+from evalhouse.common.one_behind import OneBehind
 from evalhouse.curation.canonicalise import CanonicalGroup, Canonicaliser, Rejection, group_key
 from evalhouse.curation.cells import Cell, cell_of
 from evalhouse.curation.identity import IdentityFrom, ResolvedModel, resolve_model
@@ -132,16 +133,24 @@ class Loader:
         self._groups: dict[tuple[Any, ...], CanonicalGroup] = {}  # this load's groups by group_key
         self._scores = ScoreBatch()
         self.batch_size = ctx.batch_size
+        self._writes = OneBehind("evalhouse-load-writer")
+        self._written_batches = 0
 
     # -- public -----------------------------------------------------------------------------
 
     def load(self, items: Iterable[ParseItem], *, raw_sha256: str) -> LoadReport:
         """Load ``items`` (any iterable, read once) in batches of :attr:`batch_size` records (or of
-        :data:`BATCH_RESULTS` results, whichever comes first): each
-        batch is deduplicated against the warehouse with one query and written with one Arrow
-        insert per table, so memory holds one batch, not the corpus."""
+        :data:`BATCH_RESULTS` results, whichever comes first): each batch is deduplicated against
+        the warehouse with one query and written with one Arrow insert per table, on a writer
+        thread while the next batch is read and prepared (:mod:`evalhouse.common.one_behind`), so
+        memory holds two batches, not the corpus."""
         with collector_paused():
-            self._load_all(items, raw_sha256)
+            try:
+                self._load_all(items, raw_sha256)
+            except BaseException as exc:
+                self._writes.abandon(exc)  # the transaction must not end under a write in flight
+                raise
+            self._writes.close()
         return self.report
 
     def _load_all(self, items: Iterable[ParseItem], raw_sha256: str) -> None:
@@ -160,10 +169,9 @@ class Loader:
                 self._load_batch(batch)
                 self._flush_rows()
                 batch, results = [], 0
-                if self.ctx.between_batches is not None:
-                    self.ctx.between_batches()
         self._load_batch(batch)
         self._flush_rows()
+        self._wait_for_writes()
         self._flush_provisional()
 
     # -- internals --------------------------------------------------------------------------
@@ -211,6 +219,7 @@ class Loader:
     def _load_batch(self, batch: list[_Prepared]) -> None:
         if not batch:
             return
+        self._wait_for_writes()
         known_fp = self._existing("evaluation", "fingerprint", [p.fingerprint for p in batch])
         known_ids = self._existing("evaluation", "evaluation_id", [p.record["evaluation_id"] for p in batch])
         for p in batch:
@@ -405,17 +414,39 @@ class Loader:
         return {r[0] for r in found}
 
     def _flush_rows(self) -> None:
-        """Write what the batch produced: identity rows not written yet, then every row table."""
+        """Write what the batch produced: identity rows not written yet, then every row table.
+
+        The inserts run on the writer thread while the next batch is prepared here; whatever
+        reads the connection first waits for them (:meth:`_wait_for_writes`)."""
+        writes: list[tuple[str, list[dict[str, Any]], bool]] = []
         for table, identity in self._identity.items():
-            fresh = [row for key, row in identity.items() if key not in self._written[table]]
-            insert_rows(self.con, table, fresh, or_ignore=True)
+            writes.append((table, [row for key, row in identity.items() if key not in self._written[table]], True))
             self._written[table].update(identity)
             identity.clear()
-        for table, table_rows in self._rows.items():
-            insert_rows(self.con, table, table_rows, or_ignore=table in {"model_attribute", "release_date_evidence"})
-            table_rows.clear()
-            if table == "evaluation":
-                self._scores.insert(self.con)  # scores after the evaluations they belong to
+        for table in self._rows:
+            writes.append((table, self._rows[table], table in {"model_attribute", "release_date_evidence"}))
+            self._rows[table] = []
+        scores, self._scores = self._scores, ScoreBatch()
+        if not any(table_rows for _, table_rows, _ in writes) and not scores.scores:
+            return
+        con = self.con
+
+        def write() -> None:  # (the load's collector pause holds here too: it is the process's)
+            for table, table_rows, or_ignore in writes:
+                insert_rows(con, table, table_rows, or_ignore=or_ignore)
+                if table == "evaluation":
+                    scores.insert(con)  # scores after the evaluations they belong to
+
+        self._writes.submit(write)
+        self._written_batches += 1
+
+    def _wait_for_writes(self) -> None:
+        """The last batch's inserts done (their error raised here); before the next batch, the
+        load's memory budget is set again from what DuckDB holds now (``between_batches``)."""
+        self._writes.wait()
+        if self._written_batches and self.ctx.between_batches is not None:
+            self.ctx.between_batches()
+        self._written_batches = 0
 
     def _flush_provisional(self) -> None:
         for table, provisional in self._provisional.items():

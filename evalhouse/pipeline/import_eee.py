@@ -36,7 +36,6 @@ from evalhouse.pipeline.ledger import (
     run_load,
 )
 from evalhouse.pipeline.tree_files import Refused, TreeFile, TreeListing, file_uri, list_tree, read_file
-from evalhouse.schema.eee import InstanceRecord
 from evalhouse.schema.eee_json import read_json, strict_json
 from evalhouse.schema.fingerprint import sha256_bytes
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
@@ -218,6 +217,9 @@ class _TreeReader:
             items.append(refused)
             return None, None
         rel, entry = self._keep(samples_file, "application/x-ndjson", data)
+        # the instance model is built (~14 ms) by the first import that has samples, not by every one
+        from evalhouse.schema.eee import InstanceRecord  # noqa: PLC0415
+
         rows = []
         for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
             if not line.strip():

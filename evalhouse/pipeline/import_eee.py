@@ -12,6 +12,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import partial
 from itertools import chain
 from pathlib import Path
@@ -289,36 +290,84 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
         by_collection.items(), "import-eee: files", total=files, size=lambda c: len(c[1]), note=lambda c: c[0]
     )
     job = _Import(wh, root, listing, store, registry, after_load, batch_size, budget)
+    # what the warehouse knows of each collection, read while it is open (a load changes only its own)
+    known = {c: _known_of(wh, registry, c) for c in by_collection}
     # each collection's new payloads go to one pack, sealed when its run settles; records and rows
     # are trees, so the cycle collector waits for the end (evalhouse/common/collector.py)
     with store.packing(), collector_paused():
-        for collection, files_of in steps:
-            result, skipped = _import_collection(job, collection, files_of)
+        while True:
+            unchanged: list[tuple[RunContext, _TreeReader, datetime]] = []
+            try:
+                changed = _read_until_changed(job, steps, known, unchanged)
+            finally:  # recorded together, the database open once for them (and after an interruption)
+                for ctx, reader, judged in unchanged:
+                    result = record_run(wh, ctx, "unchanged", [], finished_at=judged)
+                    summary.runs.append(result)
+                    summary.unchanged[result.run_id] = reader.skipped
+            if changed is None:
+                break
+            result = _load_collection(job, changed)
             summary.runs.append(result)
-            summary.unchanged[result.run_id] = skipped
+            summary.unchanged[result.run_id] = changed.reader.skipped
     decide_views_after(wh, summary.runs)
     return summary
 
 
-def _import_collection(job: _Import, collection: str, files: list[TreeFile]) -> tuple[RunResult, int]:
-    """One collection as one run: the result, and how many files were skipped as already loaded."""
-    wh, registry = job.wh, job.registry
-    source_key = collection_source_key(collection)
-    last = last_loading_run(wh.con, source_key)
+def _known_of(wh: Warehouse, registry: Registry, collection: str) -> tuple[bool, frozenset[str]]:
+    """Whether the collection's last load used another registry (it loads again whole), and the
+    raw sha256s its runs loaded (files skipped unread)."""
+    last = last_loading_run(wh.con, collection_source_key(collection))
     stale = last is not None and last.registry_version != registry.version
-    known = frozenset() if stale else loaded_payloads(wh.con, source_key)
+    return stale, frozenset() if stale else loaded_payloads(wh.con, collection_source_key(collection))
+
+
+@dataclass
+class _Started:
+    """A collection whose files are being read: its run, reader and the stream already begun."""
+
+    ctx: RunContext
+    reader: _TreeReader
+    files: list[TreeFile]
+    stream: Iterator[ParseItem]
+    first: ParseItem | None
+    stale: bool
+
+
+def _read_until_changed(
+    job: _Import,
+    steps: Iterator[tuple[str, list[TreeFile]]],
+    known: dict[str, tuple[bool, frozenset[str]]],
+    unchanged: list[tuple[RunContext, _TreeReader, datetime]],
+) -> _Started | None:
+    """With the database closed (readers get in), read the next collections' files up to the first
+    file not loaded yet. Collections found unchanged go to ``unchanged`` (with when that was known;
+    the caller records them); returned is the collection that has something to load, its stream
+    begun (None: the tree is read to its end)."""
+    with job.wh.released("reading collections (database closed)"):
+        for collection, files in steps:
+            job.wh.doing(f"reading collection {collection} (database closed)")
+            started = _start(job, collection, files, known[collection])
+            if started.first is None and started.reader.skipped:
+                unchanged.append((started.ctx, started.reader, datetime.now(UTC)))
+                continue
+            return started
+    return None
+
+
+def _start(job: _Import, collection: str, files: list[TreeFile], known: tuple[bool, frozenset[str]]) -> _Started:
+    """The collection's run context and reader, read up to its first changed file; files this
+    collection already loaded are skipped unread."""
+    stale, payloads = known
+    source_key = collection_source_key(collection)
     details: dict[str, Any] = {"root": str(job.root), "collection": collection, "files_unchanged": 0}
-    reader = _TreeReader(job.listing, job.store, source_key, known, details)
+    reader = _TreeReader(job.listing, job.store, source_key, payloads, details)
     stream = reader.items(files)
-    # Files this collection already loaded are skipped unread with the database closed (readers
-    # get in between collections); the changed files stream into the load transaction.
-    with wh.released(f"reading collection {collection} (database closed)"):
-        first = next(stream, None)  # reads up to the first changed file
+    first = next(stream, None)
     source = SourceRow(source_key, f"EEE datastore collection {collection}", "eee_datastore", None, None, None)
     ctx = RunContext(
         source=source,
         trigger="import-eee",
-        registry=registry,
+        registry=job.registry,
         collection=collection,
         allow_provisional=True,
         identity_from="id",
@@ -328,21 +377,25 @@ def _import_collection(job: _Import, collection: str, files: list[TreeFile]) -> 
         batch_size=job.batch_size,
         memory_budget=job.memory_budget,
     )
-    if first is None and reader.skipped:
-        return record_run(wh, ctx, "unchanged", []), reader.skipped
-    started = iter([stream if first is None else chain([first], stream)])
+    return _Started(ctx, reader, files, stream, first, stale)
+
+
+def _load_collection(job: _Import, started: _Started) -> RunResult:
+    """One collection as one run: its changed files stream into the load transaction."""
+    reader, files, stream, first = started.reader, started.files, started.stream, started.first
+    begun = iter([stream if first is None else chain([first], stream)])
 
     def items() -> Iterator[ParseItem]:
         # the stream already begun; a second call (the load ran again without its memory
         # budget) reads the collection's files once more
-        return next(started, None) or reader.again(files)
+        return next(begun, None) or reader.again(files)
 
     plan = LoadPlan(
         entries=reader.entries,
         items=items,
         replayable=True,
-        replace_source=stale,
-        status="recanonicalised" if stale else None,
+        replace_source=started.stale,
+        status="recanonicalised" if started.stale else None,
         settle=reader.settle,
     )
-    return run_load(wh, ctx, plan), reader.skipped
+    return run_load(job.wh, started.ctx, plan)

@@ -360,6 +360,11 @@ class Warehouse:
             self._con = _connect(self.path, read_only=False, wait=WRITER_REOPEN_WAIT_S, who="writer")
             self._idle()
 
+    def doing(self, what: str) -> None:
+        """Say in the lock file what this writer does now (a waiting reader names it)."""
+        if self._lock is not None:
+            self._lock.doing(what)
+
     def close(self) -> None:
         try:
             if self._con is not None:

@@ -346,7 +346,7 @@ def _read_until_changed(
     with job.wh.released("reading collections (database closed)"):
         for collection, files in steps:
             job.wh.doing(f"reading collection {collection} (database closed)")
-            started = _start(job, collection, files, known[collection])
+            started = _start(job, collection, files, known.pop(collection))  # each set freed once used
             if started.first is None and started.reader.skipped:
                 unchanged.append((started.ctx, started.reader, datetime.now(UTC)))
                 continue

@@ -31,7 +31,7 @@ from evalhouse.schema.eee_legacy import migrate_legacy
 from evalhouse.schema.fingerprint import fingerprint_with_results
 from evalhouse.schema.records import SCHEMA_VERSION, ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse import load_rows as rows
-from evalhouse.warehouse.insert import insert_rows
+from evalhouse.warehouse.insert import SMALL, insert_rows
 from evalhouse.warehouse.load_report import LoadReport
 from evalhouse.warehouse.score_batch import ScoreBatch
 
@@ -429,6 +429,10 @@ class Loader:
         scores, self._scores = self._scores, ScoreBatch()
         if not any(table_rows for _, table_rows, _ in writes) and not scores.scores:
             return
+        if scores.scores or any(len(table_rows) > SMALL for _, table_rows, _ in writes):
+            # Arrow is imported here, not first by the writer thread: two threads importing one
+            # package at once can deadlock on its module locks
+            import pyarrow  # noqa: F401, PLC0415
         con = self.con
 
         def write() -> None:  # (the load's collector pause holds here too: it is the process's)

@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from model_pairs import aa_epoch_pairs
 
-from evalhouse.curation.identity import resolve_model
+from evalhouse.curation import identity
+from evalhouse.curation.identity import RESOLVED_CACHE, resolve_model
 from evalhouse.curation.name_rules import NameRulesError, rules_from
 from evalhouse.curation.names import NameHints, Settings, collapse_aggressive, is_generic_name, read_settings
 from evalhouse.curation.names import collapse_standard as _collapse_standard
@@ -523,3 +524,16 @@ def test_a_model_named_again_resolves_from_memory_and_any_field_it_depends_on_te
     assert resolve_model(info, "other-source", REG).scope in (None, "other-source")
     renamed = resolve_model({**info, "name": "o3 mini (Jan)"}, "test", REG)
     assert renamed.source_model_name == "o3 mini (Jan)" and renamed.config_name == "o3 mini (Jan)"
+
+
+def test_the_remembered_resolutions_are_bounded_and_a_forgotten_name_resolves_to_the_same_identity() -> None:
+    """The two identity caches hold RESOLVED_CACHE names each (memory: a 10^6-score import names
+    40,000 models); a name they no longer hold is resolved again to an equal answer, not another."""
+    assert identity._resolve.cache_info().maxsize == identity._resolved.cache_info().maxsize == RESOLVED_CACHE
+    assert 4096 <= RESOLVED_CACHE <= 65536
+    info = {"id": "meta-llama/Llama-3.1-8B-Instruct", "name": "Llama 3.1 8B Instruct", "additional_details": {}}
+    first = resolve_model(info, "test", REG)
+    identity._resolved.cache_clear()
+    identity._resolve.cache_clear()
+    again = resolve_model(info, "test", REG)
+    assert again is not first and again == first

@@ -12,6 +12,10 @@ from typing import Any
 
 import yaml
 
+from evalhouse.common.cache import ENV_CACHE, cache_dir
+
+__all__ = ["ENV_CACHE", "load_package_yaml", "load_yaml"]
+
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -30,18 +34,9 @@ def load_yaml(text: str | bytes) -> Any:
         raise yaml.constructor.ConstructorError(None, None, "nested too deeply") from exc
 
 
-#: Where parsed package YAML is kept between processes (``$EVALHOUSE_CACHE_DIR``, else the user
-#: cache folder); a file's name is the hash of the text it was parsed from.
-ENV_CACHE = "EVALHOUSE_CACHE_DIR"
+# Parsed package YAML is kept between processes in the cache folder (common/cache.py); a file's
+# name is the hash of the text it was parsed from.
 _CACHE_FORMAT = f"evalhouse-yaml/1 python {sys.version_info[:2]} pyyaml {yaml.__version__} {_Loader.__name__}"
-
-
-def _cache_dir() -> Path:
-    env = os.environ.get(ENV_CACHE)
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "evalhouse"
 
 
 def load_package_yaml(raw: bytes) -> Any:
@@ -54,7 +49,7 @@ def load_package_yaml(raw: bytes) -> Any:
     that cannot be read or written only costs the parse.
     """
     key = hashlib.sha256(_CACHE_FORMAT.encode() + b"\0" + raw).hexdigest()
-    path = _cache_dir() / "yaml" / f"{key}.marshal"
+    path = cache_dir() / "yaml" / f"{key}.marshal"
     try:
         blob = path.read_bytes()
     except OSError:  # no copy yet: parse, and keep one

@@ -36,11 +36,14 @@ import duckdb
 
 from evalhouse.config import duckdb_config, reader_wait
 from evalhouse.errors import CommitFailed, MigrationError, WarehouseError, WarehouseLocked
+from evalhouse.warehouse import blank
 
 #: How long a writer waits to reopen the database for its load while readers have it open.
 WRITER_REOPEN_WAIT_S = 600.0
 #: Pause between two attempts to open a held database.
 RETRY_EVERY_S = 0.2
+#: Part of the blank warehouse's name: a new format of blank (not of schema) changes it.
+BLANK_FORMAT = "evalhouse-blank-warehouse/1"
 MIGRATION_RE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 DEPENDS_RE = re.compile(r"^--\s*depends:\s*(.*)$", re.MULTILINE)
 
@@ -244,6 +247,40 @@ def _let_readers_in(path: Path) -> None:
         time.sleep(RETRY_EVERY_S / 4)
 
 
+def _blank_key() -> str:
+    """What names the blank warehouse of this evalhouse (:mod:`evalhouse.warehouse.blank`)."""
+    made_by = [BLANK_FORMAT, duckdb.__version__, *(f"{m.version}:{m.name}:{m.sha256}" for m in migrations())]
+    return hashlib.sha256("\x1f".join([*made_by, _views_digest(views())]).encode()).hexdigest()
+
+
+def _build_blank(path: Path) -> None:
+    """A new, migrated and closed warehouse at ``path`` (no lock: the file is the caller's own)."""
+    con = duckdb.connect(str(path), config=duckdb_config())
+    try:
+        Warehouse(path, con, None).migrate()
+    finally:
+        con.close()
+
+
+def _connect_new_or_existing(path: Path, wait: float) -> tuple[duckdb.DuckDBPyConnection, bool]:
+    """The writer's connection to ``path``, and whether ``path`` is a new warehouse copied from the
+    blank one (made once per schema). A copy DuckDB will not open is removed with its blank, and
+    the new warehouse is migrated here instead."""
+    new = not path.exists() and not path.with_name(path.name + ".wal").exists()
+    key = _blank_key() if new else ""
+    copied = new and blank.copy_blank(path, key, _build_blank)
+    try:
+        return _connect(path, read_only=False, wait=wait, who="writer"), copied
+    except WarehouseLocked:
+        raise
+    except WarehouseError:
+        if not copied:
+            raise
+    blank.forget(key)
+    path.unlink()
+    return _connect(path, read_only=False, wait=wait, who="writer"), False
+
+
 def _connect(path: Path, *, read_only: bool, wait: float, who: str) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB file, retrying for ``wait`` seconds while another process holds it.
 
@@ -325,13 +362,16 @@ class Warehouse:
         lock.acquire()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            con = _connect(path, read_only=False, wait=wait, who="writer")
+            con, copied = _connect_new_or_existing(path, wait)
         except BaseException:
             lock.release()
             raise
         wh = cls(path, con, lock)
         try:
             wh.migrate()
+            if copied:  # the blank's migrations were applied to this warehouse now, by the copy
+                with wh.transaction() as tx:
+                    tx.execute("UPDATE _migrations SET applied_at = current_timestamp")
             lock.doing("holding the database open")
         except BaseException:
             wh.close()

@@ -127,9 +127,7 @@ def test_a_new_schema_makes_a_new_blank(
     ],
     ids=["empty", "header-only", "garbage"],
 )
-def test_a_blank_duckdb_cannot_open_is_made_again(
-    cache: Path, builds: list[Path], tmp_path: Path, bad: bytes
-) -> None:
+def test_a_blank_duckdb_cannot_open_is_made_again(cache: Path, builds: list[Path], tmp_path: Path, bad: bytes) -> None:
     Warehouse.open(tmp_path / "first.duckdb").close()
     (kept,) = blanks(cache)
     kept.write_bytes(bad)

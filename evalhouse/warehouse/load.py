@@ -134,7 +134,7 @@ class Loader:
         self._scores = ScoreBatch()
         self.batch_size = ctx.batch_size
         self._writes = OneBehind("evalhouse-load-writer")
-        self._written_batches = 0
+        self._wrote = False  # a batch was written since the memory budget was last set
 
     # -- public -----------------------------------------------------------------------------
 
@@ -442,15 +442,15 @@ class Loader:
                     scores.insert(con)  # scores after the evaluations they belong to
 
         self._writes.submit(write)
-        self._written_batches += 1
+        self._wrote = True
 
     def _wait_for_writes(self) -> None:
         """The last batch's inserts done (their error raised here); before the next batch, the
         load's memory budget is set again from what DuckDB holds now (``between_batches``)."""
         self._writes.wait()
-        if self._written_batches and self.ctx.between_batches is not None:
+        if self._wrote and self.ctx.between_batches is not None:
             self.ctx.between_batches()
-        self._written_batches = 0
+        self._wrote = False
 
     def _flush_provisional(self) -> None:
         for table, provisional in self._provisional.items():

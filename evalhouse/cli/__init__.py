@@ -8,6 +8,7 @@ milliseconds for commands it never runs. ``--help``, no command or an unknown on
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -139,4 +140,18 @@ def main() -> None:
     # builds its first validator (~20 ms of each command); the command runs none (a value set in
     # the environment is kept)
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    build_app(COMMAND_MODULES.get(command_of(sys.argv[1:]) or "", MODULES))()
+    try:
+        build_app(COMMAND_MODULES.get(command_of(sys.argv[1:]) or "", MODULES))()
+    finally:
+        _ending()
+
+
+def _ending() -> None:
+    """The process ends after its command: what is alive now lives until then, so the cycle
+    collector stops looking at it. The interpreter's shutdown runs the collector over the whole
+    heap several times while it clears modules (≈ 85 ms of a refresh of the two pinned sources,
+    a twentieth of it); frozen objects are skipped there. Everything is still released by
+    reference counting, and exit handlers, flushes and closes run as always; only garbage in
+    reference cycles is left to the operating system, as Python never promises to collect it at
+    exit."""
+    gc.freeze()

@@ -164,6 +164,40 @@ def test_the_console_script_loads_no_pydantic_plugins_unless_told(preset: str | 
     assert never_scanned == ("False" if preset else "True")  # a named plugin off: pydantic still scans
 
 
+@pytest.mark.parametrize(("command", "code"), [(["migrate", "--json"], 0), (["stats", "--json"], 1)])
+def test_the_console_script_ends_with_its_heap_frozen_and_exit_handlers_run(
+    command: list[str], code: int, tmp_path: Path
+) -> None:
+    """After its command the console script freezes what is alive (the interpreter's shutdown
+    then skips it in its collections); the exit code, the output, exit handlers and the files the
+    command wrote are as they were."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import atexit, gc, sys; from evalhouse.cli import main\n"
+        "atexit.register(lambda: print('at exit: frozen', gc.get_freeze_count() > 0, flush=True))\n"
+        "sys.argv[1:] = ['--db', sys.argv[1], *sys.argv[2:]]\n"
+        "main()\n"
+    )
+    db = tmp_path / "w.duckdb"
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, str(db), *command], check=False, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == code, proc.stderr[-2000:]
+    *out, last = proc.stdout.strip().splitlines()
+    assert last == "at exit: frozen True"
+    if code == 0:  # the warehouse the command made is whole: a new process reads it
+        assert json.loads("\n".join(out))["schema_version"] > 0
+        again = subprocess.run(
+            [sys.executable, "-m", "evalhouse", "--db", str(db), "stats", "--json"],
+            capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+        assert json.loads(again.stdout)["scores"] == 0
+    else:
+        assert "no warehouse" in proc.stderr
+
+
 @pytest.mark.parametrize("command", [["report", "--no-record"], ["site"]])
 def test_freezing_a_missing_warehouse_is_bad_input(command: list[str], tmp_path: Path) -> None:
     """report and site freeze the live warehouse first: with none at --db they say so (exit 2)."""

@@ -266,7 +266,8 @@ def _connect_new_or_existing(path: Path, wait: float) -> tuple[duckdb.DuckDBPyCo
     """The writer's connection to ``path``, and whether ``path`` is a new warehouse copied from the
     blank one (made once per schema). A copy DuckDB will not open is removed with its blank, and
     the new warehouse is migrated here instead."""
-    new = not path.exists() and not path.with_name(path.name + ".wal").exists()
+    wal = path.with_name(path.name + ".wal")
+    new = not path.exists() and not wal.exists()
     key = _blank_key() if new else ""
     copied = new and blank.copy_blank(path, key, _build_blank)
     try:
@@ -278,6 +279,7 @@ def _connect_new_or_existing(path: Path, wait: float) -> tuple[duckdb.DuckDBPyCo
             raise
     blank.forget(key)
     path.unlink()
+    wal.unlink(missing_ok=True)  # (none is expected: DuckDB refused the file before writing)
     return _connect(path, read_only=False, wait=wait, who="writer"), False
 
 

@@ -12,9 +12,7 @@ from typing import Any
 
 import yaml
 
-from evalhouse.common.cache import ENV_CACHE, cache_dir
-
-__all__ = ["ENV_CACHE", "load_package_yaml", "load_yaml"]
+from evalhouse.common.cache import cache_dir
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

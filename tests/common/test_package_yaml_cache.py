@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse.common import yamls
+from evalhouse.common.cache import ENV_CACHE
 from evalhouse.common.yamls import load_package_yaml, load_yaml
 
 
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(yamls.ENV_CACHE, str(tmp_path / "cache"))
+    monkeypatch.setenv(ENV_CACHE, str(tmp_path / "cache"))
     return tmp_path / "cache" / "yaml"
 
 
@@ -57,6 +57,6 @@ def test_dates_are_parsed_every_time_and_an_unwritable_cache_costs_only_the_pars
 ) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
-    monkeypatch.setenv(yamls.ENV_CACHE, str(blocked))
+    monkeypatch.setenv(ENV_CACHE, str(blocked))
     assert load_package_yaml(b"when: 2026-01-01\n") == {"when": dt.date(2026, 1, 1)}
     assert load_package_yaml(b"x: 1\n") == {"x": 1}

@@ -10,6 +10,10 @@ For each corpus (generated EEE 0.3.0 trees shaped like the real datastore, see `
   and the ratio (target: the import >= 5x faster than validation alone);
 * a plain DuckDB Arrow append of the same number of score rows into a keyed table: the physical
   floor on this machine;
+* the least any importer written in Python does with the same files (read, sha256, orjson, one
+  row per result and per record, one Arrow append per table, the record kept zstd-compressed as
+  the warehouse keeps it), with none of validation, identity, canonicalisation, dedup or checks:
+  the floor of a one-process Python import, to set the targets against;
 * how the import's CPU time grows from 10^5 to 10^6 scores (linear means ~10x).
 
 CPU seconds are the steadier figure on a shared machine; wall seconds are what a user waits (a
@@ -74,6 +78,52 @@ print(time.process_time() - t0)
     return float(out.stdout.strip())
 
 
+PYTHON_FLOOR = """
+import hashlib, sys, time
+from pathlib import Path
+import duckdb, orjson, pyarrow as pa
+pa.array([1])  # Arrow's first array imports pandas: an import, not per-file work
+t0 = time.process_time()
+scores = {"evaluation_id": [], "result_index": [], "benchmark": [], "metric": [], "value": []}
+records = {"evaluation_id": [], "raw_sha256": [], "record": []}
+for path in sorted(Path(sys.argv[1]).rglob("*.json")):
+    raw = path.read_bytes()
+    record = orjson.loads(raw)
+    eid = record["evaluation_id"]
+    records["evaluation_id"].append(eid)
+    records["raw_sha256"].append(hashlib.sha256(raw).hexdigest())
+    records["record"].append(raw.decode())
+    for i, result in enumerate(record["evaluation_results"]):
+        scores["evaluation_id"].append(eid)
+        scores["result_index"].append(i)
+        scores["benchmark"].append(result["source_data"]["dataset_name"])
+        scores["metric"].append(result["evaluation_name"])
+        scores["value"].append(float(result["score_details"]["score"]))
+s, r = pa.table(scores), pa.table(records)
+con = duckdb.connect(sys.argv[2])
+con.execute("CREATE TABLE score (evaluation_id TEXT, result_index INTEGER, benchmark TEXT, metric TEXT, value DOUBLE,"
+            " PRIMARY KEY (evaluation_id, result_index))")
+con.execute("CREATE TABLE evaluation (evaluation_id TEXT PRIMARY KEY, raw_sha256 TEXT,"
+            " record JSON USING COMPRESSION zstd)")
+con.execute("INSERT INTO score SELECT * FROM s")
+con.execute("INSERT INTO evaluation SELECT * FROM r")
+con.close()
+print(time.process_time() - t0, len(scores["value"]))
+"""
+
+
+def python_floor(tree: Path, tmp: Path) -> float:
+    """CPU seconds of the plainest Python import of ``tree`` (:data:`PYTHON_FLOOR`), imports excluded."""
+    db = tmp / "python-floor.duckdb"
+    db.unlink(missing_ok=True)
+    cmd = [sys.executable, "-c", PYTHON_FLOOR, str(tree), str(db)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    db.unlink(missing_ok=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"the Python floor run failed: {out.stderr.strip()[-500:]}")
+    return float(out.stdout.split()[0])
+
+
 def validator(tree: Path) -> dict[str, float] | None:
     try:
         import every_eval_ever  # noqa: F401 - optional: the test extra
@@ -125,6 +175,18 @@ def bench(name: str, tmp: Path) -> dict[str, float]:
     print(
         f"Arrow append      {floor:7.2f} s CPU for the same number of rows (the floor): "
         f"import = {first['cpu'] / floor:.1f}x",
+        flush=True,
+    )
+    plain = python_floor(tree, tmp)
+    print(
+        f"plain Python      {plain:7.2f} s CPU to read, hash, parse and append the same files, nothing checked: "
+        f"import = {first['cpu'] / plain:.1f}x; {scores / plain:,.0f} scores/s"
+        + (
+            f"; {TARGET_RATIO:.0f}x the validator leaves {theirs['cpu'] / TARGET_RATIO:.2f} s CPU"
+            f" = {theirs['cpu'] / TARGET_RATIO / plain:.2f}x this floor"
+            if theirs
+            else ""
+        ),
         flush=True,
     )
     return {"scores": scores, "cpu": first["cpu"], "wall": first["wall"], "rss_mb": first["rss_mb"]}

@@ -101,6 +101,7 @@ for path in sorted(Path(sys.argv[1]).rglob("*.json")):
         scores["value"].append(float(result["score_details"]["score"]))
 s, r = pa.table(scores), pa.table(records)
 con = duckdb.connect(sys.argv[2])
+con.execute("SET enable_progress_bar = false")
 con.execute("CREATE TABLE score (evaluation_id TEXT, result_index INTEGER, benchmark TEXT, metric TEXT, value DOUBLE,"
             " PRIMARY KEY (evaluation_id, result_index))")
 con.execute("CREATE TABLE evaluation (evaluation_id TEXT PRIMARY KEY, raw_sha256 TEXT,"
@@ -121,7 +122,7 @@ def python_floor(tree: Path, tmp: Path) -> float:
     db.unlink(missing_ok=True)
     if out.returncode != 0:
         raise RuntimeError(f"the Python floor run failed: {out.stderr.strip()[-500:]}")
-    return float(out.stdout.split()[0])
+    return float(out.stdout.splitlines()[-1].split()[0])
 
 
 def validator(tree: Path) -> dict[str, float] | None:

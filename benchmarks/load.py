@@ -10,10 +10,11 @@ For each corpus (generated EEE 0.3.0 trees shaped like the real datastore, see `
   and the ratio (target: the import >= 5x faster than validation alone);
 * a plain DuckDB Arrow append of the same number of score rows into a keyed table: the physical
   floor on this machine;
-* the least any importer written in Python does with the same files (read, sha256, orjson, one
-  row per result and per record, one Arrow append per table, the record kept zstd-compressed as
-  the warehouse keeps it), with none of validation, identity, canonicalisation, dedup or checks:
-  the floor of a one-process Python import, to set the targets against;
+* the plainest one-process Python import of the same files (read, sha256, orjson, one row per
+  result and per record, one Arrow append per table, the record kept zstd-compressed as the
+  warehouse keeps it), with none of validation, identity, canonicalisation, dedup or checks: the
+  floor of an import that parses in Python, to set the targets against (not a floor for a parse
+  done inside DuckDB);
 * how the import's CPU time grows from 10^5 to 10^6 scores (linear means ~10x).
 
 CPU seconds are the steadier figure on a shared machine; wall seconds are what a user waits (a

@@ -80,7 +80,18 @@ print(time.process_time() - t0)
     return float(out.stdout.strip())
 
 
-PYTHON_FLOOR = """
+#: The floors' warehouse: both imports write the same two keyed tables into a new DuckDB file.
+FLOOR_TABLES = """
+con = duckdb.connect(sys.argv[2])
+con.execute("SET enable_progress_bar = false")
+con.execute("CREATE TABLE score (evaluation_id TEXT, result_index INTEGER, benchmark TEXT, metric TEXT, value DOUBLE,"
+            " PRIMARY KEY (evaluation_id, result_index))")
+con.execute("CREATE TABLE evaluation (evaluation_id TEXT PRIMARY KEY, raw_sha256 TEXT,"
+            " record JSON USING COMPRESSION zstd)")
+"""
+
+PYTHON_FLOOR = (
+    """
 import hashlib, sys, time
 from pathlib import Path
 import duckdb, orjson, pyarrow as pa
@@ -102,35 +113,29 @@ for path in sorted(Path(sys.argv[1]).rglob("*.json")):
         scores["metric"].append(result["evaluation_name"])
         scores["value"].append(float(result["score_details"]["score"]))
 s, r = pa.table(scores), pa.table(records)
-con = duckdb.connect(sys.argv[2])
-con.execute("SET enable_progress_bar = false")
-con.execute("CREATE TABLE score (evaluation_id TEXT, result_index INTEGER, benchmark TEXT, metric TEXT, value DOUBLE,"
-            " PRIMARY KEY (evaluation_id, result_index))")
-con.execute("CREATE TABLE evaluation (evaluation_id TEXT PRIMARY KEY, raw_sha256 TEXT,"
-            " record JSON USING COMPRESSION zstd)")
-con.execute("INSERT INTO score SELECT * FROM s")
+"""
+    + FLOOR_TABLES
+    + """con.execute("INSERT INTO score SELECT * FROM s")
 con.execute("INSERT INTO evaluation SELECT * FROM r")
 con.close()
 print(time.process_time() - t0, len(scores["value"]))
 """
+)
 
 
 #: The same import with the parse inside DuckDB: ``read_text`` reads every file (DuckDB's threads),
 #: ``sha256`` hashes it and ``from_json`` parses the fields the rows need with yyjson into typed
 #: structs; the rows are unnested in SQL and the record kept as it was read. No Python touches a file.
-DUCKDB_FLOOR = """
+DUCKDB_FLOOR = (
+    """
 import sys, time
 import duckdb
 t0 = time.process_time()
 shape = ('{"evaluation_id": "VARCHAR", "evaluation_results": [{"evaluation_name": "VARCHAR",'
          ' "source_data": {"dataset_name": "VARCHAR"}, "score_details": {"score": "DOUBLE"}}]}')
-con = duckdb.connect(sys.argv[2])
-con.execute("SET enable_progress_bar = false")
-con.execute("CREATE TABLE score (evaluation_id TEXT, result_index INTEGER, benchmark TEXT, metric TEXT, value DOUBLE,"
-            " PRIMARY KEY (evaluation_id, result_index))")
-con.execute("CREATE TABLE evaluation (evaluation_id TEXT PRIMARY KEY, raw_sha256 TEXT,"
-            " record JSON USING COMPRESSION zstd)")
-con.execute("CREATE TEMP TABLE parsed AS SELECT content, sha256(content) AS sha, from_json(content, ?) AS r"
+"""
+    + FLOOR_TABLES
+    + """con.execute("CREATE TEMP TABLE parsed AS SELECT content, sha256(content) AS sha, from_json(content, ?) AS r"
             " FROM read_text(?)", [shape, sys.argv[1] + "/**/*.json"])
 con.execute("INSERT INTO evaluation SELECT r.evaluation_id, sha, content FROM parsed")
 con.execute("INSERT INTO score SELECT r.evaluation_id, generate_subscripts(r.evaluation_results, 1) - 1,"
@@ -140,6 +145,7 @@ n = con.execute("SELECT count(*) FROM score").fetchone()[0]
 con.close()
 print(time.process_time() - t0, n)
 """
+)
 
 
 def floor_run(code: str, tree: Path, tmp: Path, what: str) -> float:

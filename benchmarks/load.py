@@ -96,7 +96,7 @@ import hashlib, sys, time
 from pathlib import Path
 import duckdb, orjson, pyarrow as pa
 pa.array([1])  # Arrow's first array imports pandas: an import, not per-file work
-t0 = time.process_time()
+t0, w0 = time.process_time(), time.perf_counter()
 scores = {"evaluation_id": [], "result_index": [], "benchmark": [], "metric": [], "value": []}
 records = {"evaluation_id": [], "raw_sha256": [], "record": []}
 for path in sorted(Path(sys.argv[1]).rglob("*.json")):
@@ -118,7 +118,7 @@ s, r = pa.table(scores), pa.table(records)
     + """con.execute("INSERT INTO score SELECT * FROM s")
 con.execute("INSERT INTO evaluation SELECT * FROM r")
 con.close()
-print(time.process_time() - t0, len(scores["value"]))
+print(time.process_time() - t0, len(scores["value"]), time.perf_counter() - w0)
 """
 )
 
@@ -130,7 +130,7 @@ DUCKDB_FLOOR = (
     """
 import sys, time
 import duckdb
-t0 = time.process_time()
+t0, w0 = time.process_time(), time.perf_counter()
 shape = ('{"evaluation_id": "VARCHAR", "evaluation_results": [{"evaluation_name": "VARCHAR",'
          ' "source_data": {"dataset_name": "VARCHAR"}, "score_details": {"score": "DOUBLE"}}]}')
 """
@@ -143,20 +143,21 @@ con.execute("INSERT INTO score SELECT r.evaluation_id, generate_subscripts(r.eva
             " unnest(r.evaluation_results).score_details.score FROM parsed")
 n = con.execute("SELECT count(*) FROM score").fetchone()[0]
 con.close()
-print(time.process_time() - t0, n)
+print(time.process_time() - t0, n, time.perf_counter() - w0)
 """
 )
 
 
-def floor_run(code: str, tree: Path, tmp: Path, what: str) -> float:
-    """CPU seconds of one floor import of ``tree`` (``code``: argv tree, database), imports excluded."""
+def floor_run(code: str, tree: Path, tmp: Path, what: str) -> tuple[float, float]:
+    """CPU and wall seconds of one floor import of ``tree`` (``code``: argv tree, database), imports excluded."""
     db = tmp / "floor-import.duckdb"
     db.unlink(missing_ok=True)
     out = subprocess.run([sys.executable, "-c", code, str(tree), str(db)], capture_output=True, text=True, check=False)
     db.unlink(missing_ok=True)
     if out.returncode != 0:
         raise RuntimeError(f"the {what} floor run failed: {out.stderr.strip()[-500:]}")
-    return float(out.stdout.splitlines()[-1].split()[0])
+    cpu, _, wall = out.stdout.splitlines()[-1].split()
+    return float(cpu), float(wall)
 
 
 def validator(tree: Path) -> dict[str, float] | None:
@@ -216,9 +217,9 @@ def bench(name: str, tmp: Path) -> dict[str, float]:
         ("plain Python ", PYTHON_FLOOR, "to read, hash, parse and append the same files, nothing checked"),
         ("DuckDB parse ", DUCKDB_FLOOR, "for the same, parsed by DuckDB (read_text, sha256, from_json)"),
     ):
-        plain = floor_run(code, tree, tmp, label.strip())
+        plain, wall = floor_run(code, tree, tmp, label.strip())
         print(
-            f"{label}     {plain:7.2f} s CPU {what}: "
+            f"{label}     {plain:7.2f} s CPU ({wall:.2f} s wall) {what}: "
             f"import = {first['cpu'] / plain:.1f}x; {scores / plain:,.0f} scores/s"
             + (
                 f"; {TARGET_RATIO:.0f}x the validator leaves {theirs['cpu'] / TARGET_RATIO:.2f} s CPU"

@@ -32,6 +32,7 @@ import duckdb
 from evalhouse.ingest.pinned import EPOCH_DIR, epoch_zip
 from evalhouse.ingest.source import FetchMeta
 from evalhouse.ingest.sources import epoch_benchmarks
+from evalhouse.schema.records import ParsedRecord
 
 RUNS = 5
 
@@ -83,6 +84,9 @@ def main(shared: Path) -> None:
     def whole_parse() -> int:
         return sum(1 for _ in epoch_benchmarks.parse(body, meta=meta))
 
+    items = list(epoch_benchmarks.parse(body, meta=meta))
+    records = sum(1 for item in items if isinstance(item, ParsedRecord))
+
     try:
         reading, rows = median_ms(python_csv)
         figures = {
@@ -90,13 +94,16 @@ def main(shared: Path) -> None:
             "DuckDB read_csv, one per member": median_ms(duckdb_each),
             "DuckDB read_csv, all members at once": median_ms(duckdb_all),
         }
-        parse_ms, items = median_ms(whole_parse)
+        parse_ms, _ = median_ms(whole_parse)
+        counts = {n for _, n in figures.values()}
+        if counts != {len(items)}:  # every row is one record or one refusal: the readers must agree
+            raise SystemExit(f"the readers disagree: rows {sorted(counts)}, parsed items {len(items)}")
         print(f"the pinned Epoch export: {len(members)} CSV members; medians of {RUNS} runs")
         for label, (ms, n) in figures.items():
             print(f"  {label:38s} {ms:8.1f} ms  {n:5d} rows  = {ms / reading:6.1f}x Python's reader")
         print(
-            f"  {'the whole Epoch parse':38s} {parse_ms:8.1f} ms  {items:5d} items: reading with Python's csv is "
-            f"{reading / parse_ms:.1%} of it"
+            f"  {'the whole Epoch parse':38s} {parse_ms:8.1f} ms  {len(items):5d} items ({records} records +"
+            f" {len(items) - records} refused rows): reading with Python's csv is {reading / parse_ms:.1%} of it"
         )
 
     finally:

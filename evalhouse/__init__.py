@@ -109,11 +109,12 @@ def refresh(
     mirror: str | None = None,
     validate: bool = True,
 ) -> list[RunResult]:
-    """Run the nightly refresh of ``sources`` (default: every catalogued one) into ``db``.
+    """Run the nightly refresh of ``sources`` (default: every scheduled source verified on a recorded
+    real payload; the unverified ones end ``skipped``) into ``db``.
 
     ``mirror`` replays pinned payloads (a folder or base URL) instead of the live hosts. Each
     result says how the source's run ended (``completed``, ``partial``, ``unchanged``,
-    ``recanonicalised`` or ``failed``) with its counts (``.as_dict()``).
+    ``recanonicalised``, ``skipped`` or ``failed``) with its counts (``.as_dict()``).
     """
     from evalhouse.config import raw_store_path, resolve_db_path
     from evalhouse.pipeline.ledger import checkpoint

@@ -26,6 +26,7 @@ STATUS_STYLE = {
     "unchanged": "cyan",
     "recanonicalised": "cyan",
     "failed": "bold red",
+    "skipped": "dim",
 }
 
 
@@ -58,7 +59,8 @@ def _print_runs(results: list[RunResult]) -> None:
 
 
 def sources(json_out: JsonFlag = False) -> None:
-    """List the source catalog: key, kind, tier, organisation, URLs, cadence, required env vars."""
+    """List the source catalog: key, kind, tier, organisation, URLs, cadence, required env vars, and the
+    real payload each parser was verified on ('unverified': none yet, so a plain refresh leaves it out)."""
     from evalhouse.ingest.catalog import catalog
 
     specs = [m.SOURCE for m in catalog().values()]
@@ -68,12 +70,16 @@ def sources(json_out: JsonFlag = False) -> None:
     from rich.table import Table
 
     table = Table(title="sources")
-    for col in ("key", "kind", "tier", "organisation", "cadence", "env", "default URLs"):
+    for col in ("key", "kind", "tier", "organisation", "cadence", "env", "default URLs", "verified on"):
         table.add_column(col)
     for s in specs:
         env = ", ".join([*s.required_env, *(f"({v})" for v in s.optional_env)])
-        table.add_row(s.key, s.kind, str(s.tier), s.organisation, s.cadence, env, "\n".join(s.default_urls))
+        rec = s.verified_on
+        verified = f"{rec.repository} @ {rec.commit[:10]} ({rec.recorded})" if rec else "unverified"
+        table.add_row(s.key, s.kind, str(s.tier), s.organisation, s.cadence, env, "\n".join(s.default_urls), verified)
     out.print(table)
+    n = sum(s.verified_on is not None for s in specs)
+    out.print(f"{n} of {len(specs)} sources verified on a recorded real payload", highlight=False)
 
 
 def refresh(
@@ -115,7 +121,10 @@ def refresh(
     records? stop -> validate (bad rows to quarantine) -> load in one transaction -> one
     ingest_run row. When the registries changed since a source's rows were canonicalised, its
     stored payloads are re-canonicalised ('recanonicalised'). A failing source never touches
-    another's data. Exit 1 when any source failed, 2 for an unknown --source.
+    another's data. A plain refresh leaves out sources never verified on a recorded real payload
+    ('evalhouse sources'; --source KEY fetches one anyway), and a --mirror that holds nothing of a
+    source skips it: both are 'skipped', not failed. Exit 1 when any source failed, 2 for an unknown
+    --source.
     """
     from evalhouse.config import raw_store_path, serial_blas
 
@@ -129,16 +138,13 @@ def refresh(
 
     path = db_path(ctx, db)
     with guard():
-        keys = (
-            [get_source(k).SOURCE.key for k in source]
-            if source
-            else [m.SOURCE.key for m in refresh_mod.scheduled_sources()]
-        )
+        keys = [get_source(k).SOURCE.key for k in source] if source else None
+        total = len(keys) if keys else len(refresh_mod.scheduled_sources()) + len(refresh_mod.unverified_sources())
         accepted = {get_source(k).SOURCE.key for k in accept_drift or ()}
         show = not json_out and sys.stderr.isatty()
         after_load = checkpoint(skip_validation)
         with Warehouse.open(path) as wh, _progress(show) as progress:
-            task = progress.add_task("refresh", total=len(keys))
+            task = progress.add_task("refresh", total=total)
             results = refresh_mod.refresh(
                 wh,
                 RawStore(raw_store_path(path)),
@@ -294,25 +300,32 @@ def mirror_export(
     _print_mirror(directory, written, json_out)
 
 
-DEFAULT_SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+_CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def mirror_from_shared(
     directory: Annotated[Path, typer.Argument(help="Where to write the mirror tree.")],
     shared: Annotated[
         Path, typer.Option(help="The pinned datasets folder (the repository's ../shared).")
-    ] = DEFAULT_SHARED,
+    ] = _CHECKOUT.parent / "shared",
+    fixtures: Annotated[
+        Path, typer.Option(help="The recorded real payloads of the sources (the repository's tests/fixtures).")
+    ] = _CHECKOUT / "tests" / "fixtures",
     json_out: JsonFlag = False,
 ) -> None:
-    """Build a replay mirror from the pinned datasets, for machines that have never been online.
+    """Build a replay mirror of every verified source from its recorded real payloads, for machines that
+    have never been online.
 
+    Epoch's export and the AA page come from the pinned datasets; every other source verified on a
+    recorded payload ('evalhouse sources') has its recorded files placed at the URLs they stand for.
     Then 'evalhouse refresh --mirror DIR' (or 'make run MIRROR=DIR') loads them through the real
-    fetch, parse and load path. Exit 2 when the pinned datasets are not found.
+    fetch, parse and load path; a source the mirror holds nothing of is 'skipped'. Exit 2 when no
+    recorded payload is found at all.
     """
     from evalhouse.ingest.pinned import mirror_from_shared as build
 
     with guard():
-        written = build(shared, directory)
+        written = build(shared, directory, fixtures)
     _print_mirror(directory, written, json_out)
 
 

@@ -1,4 +1,5 @@
-"""A replay mirror built from the pinned datasets beside the checkout (``../shared``).
+"""A replay mirror built from the recorded real payloads: the pinned datasets beside the checkout
+(``../shared``) and the recorded fixtures of every verified source (``tests/fixtures``).
 
 The nightly refresh replays a mirror instead of the live hosts with ``--mirror``. A mirror is
 normally written from a real night's raw store (``evalhouse mirror export``); on a machine that
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from evalhouse.errors import InputError
 from evalhouse.ingest.mirror import build_mirror
+from evalhouse.ingest.recordings import DEFAULT_FIXTURES, Roots, replay_payloads
 
 EPOCH_DIR = "datasets/epoch-benchmarks-2025-11"
 AA_CSV = "datasets/artificial-analysis-2026-07-06/aa_models_raw_parsed.csv"
@@ -44,17 +46,36 @@ def epoch_zip(csv_dir: Path) -> bytes:
     return buf.getvalue()
 
 
-def mirror_from_shared(shared: Path, out_dir: Path) -> dict[str, Path]:
-    """Write a mirror of both default sources' URLs from ``shared``; returns url -> file."""
+def mirror_from_shared(shared: Path, out_dir: Path, fixtures: Path | None = None) -> dict[str, Path]:
+    """Write a replay mirror of every verified source from the recorded payloads; returns url -> file.
+
+    Epoch's zip and the AA page are built from the pinned datasets in ``shared``; every other
+    verified source's recorded files (``tests/fixtures`` or ``shared``) are placed at the URLs they
+    stand for. A source whose recorded files are absent is left out, and a refresh replaying the
+    mirror reports it ``skipped``.
+    """
     shared = Path(shared)
+    roots = Roots(fixtures=Path(fixtures) if fixtures is not None else DEFAULT_FIXTURES, shared=shared)
+    replay = replay_payloads(roots)
+    payloads = dict(replay.payloads)
     aa = shared / AA_CSV
-    if not (shared / EPOCH_DIR).is_dir() or not aa.is_file():
-        raise PinnedDataMissing(f"{shared} does not hold the pinned datasets ({EPOCH_DIR}, {AA_CSV})")
-    written = build_mirror(out_dir, {EPOCH_URL: epoch_zip(shared / EPOCH_DIR), AA_PAGE_URL: aa.read_bytes()})
-    (Path(out_dir) / "MIRROR.md").write_text(
-        "Replay mirror built by 'evalhouse mirror from-shared' from the pinned datasets in "
-        f"{shared}:\n- {EPOCH_URL}: the 43 Epoch CSVs zipped\n- {AA_PAGE_URL}: the paper-000 AA CSV "
-        "(the pinned page is not available; the parser reads the CSV by its content)\n",
-        encoding="utf-8",
-    )
+    pinned = (shared / EPOCH_DIR).is_dir() and aa.is_file()
+    if pinned:
+        payloads[EPOCH_URL] = epoch_zip(shared / EPOCH_DIR)
+        payloads[AA_PAGE_URL] = aa.read_bytes()
+    if not payloads:
+        raise PinnedDataMissing(
+            f"no recorded payloads found: {shared} does not hold the pinned datasets ({EPOCH_DIR}, {AA_CSV})"
+            f" and {roots.fixtures} holds no recorded source files"
+        )
+    written = build_mirror(out_dir, payloads)
+    lines = ["Replay mirror built by 'evalhouse mirror from-shared' from recorded real payloads:"]
+    if pinned:
+        lines += [
+            f"- {EPOCH_URL}: the 43 Epoch CSVs in {shared / EPOCH_DIR}, zipped",
+            f"- {AA_PAGE_URL}: the paper-000 AA CSV (the parser reads it by its content)",
+        ]
+    lines += [f"- {key}: its recorded files (see 'evalhouse sources')" for key in replay.sources]
+    lines += [f"- {key}: left out, {why}" for key, why in sorted(replay.missing.items())]
+    (Path(out_dir) / "MIRROR.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return written

@@ -37,6 +37,53 @@ class SourceSpecError(EvalhouseError, ValueError):
 
 
 @dataclass(frozen=True)
+class Recording:
+    """The real payload a source's parser was verified on: upstream bytes recorded byte for byte.
+
+    ``files`` are the recorded files, as ``fixtures:<path>`` (under the repository's
+    ``tests/fixtures/``, each folder with a ``SOURCE.md``) or ``shared:<path>`` (under the pinned
+    datasets folder ``../shared``). ``replay`` pairs a live URL the source fetches with the recorded
+    file served for it in a replay mirror (``evalhouse mirror from-shared``); a source whose live
+    payload is assembled from its recorded files (Epoch's zip of CSVs) leaves it empty and the
+    mirror builds it (:mod:`evalhouse.ingest.pinned`).
+    """
+
+    repository: str  # where the bytes were recorded from (a public repository, or the publisher)
+    commit: str  # the commit (or capture) that holds them
+    recorded: str  # ISO date the bytes were published or captured
+    licence: str
+    files: tuple[str, ...]
+    replay: tuple[tuple[str, str], ...] = ()  # (live URL, recorded file)
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", self.recorded):
+            raise SourceSpecError(f"recording date {self.recorded!r} is not an ISO date (YYYY-MM-DD)")
+        for path in (*self.files, *(file for _, file in self.replay)):
+            root, _, rest = path.partition(":")
+            if root not in RECORDING_ROOTS or not rest or rest.startswith("/") or ".." in rest.split("/"):
+                raise SourceSpecError(f"recorded file {path!r} must be 'fixtures:<path>' or 'shared:<path>'")
+        for url, _ in self.replay:
+            if not url.startswith("https://"):
+                raise SourceSpecError(f"replayed URL {url!r} is not https")
+        if not self.files:
+            raise SourceSpecError("a recording names at least one recorded file")
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "repository": self.repository,
+            "commit": self.commit,
+            "recorded": self.recorded,
+            "licence": self.licence,
+            "files": list(self.files),
+            "replay": dict(self.replay),
+        }
+
+
+#: Where recorded files live: the repository's tests/fixtures, or the pinned datasets (../shared).
+RECORDING_ROOTS = ("fixtures", "shared")
+
+
+@dataclass(frozen=True)
 class SourceSpec:
     """What a source is. Checked on construction, so a bad catalog entry fails at import."""
 
@@ -57,6 +104,8 @@ class SourceSpec:
     #: Which ``model_info`` field names the model artefact: ``"id"`` when the source's ids are
     #: repository ids (model cards, harness logs), ``"name"`` when they are slugs of a display name.
     identity_from: Literal["id", "name"] = "name"
+    #: The real payload the parser is tested on; None: unverified (not in the default nightly set).
+    verified_on: Recording | None = None
 
     def __post_init__(self) -> None:
         if not KEY_RE.match(self.key):
@@ -93,6 +142,7 @@ class SourceSpec:
             "collection": self.collection,
             "licence": self.licence,
             "description": self.description,
+            "verified_on": self.verified_on.as_dict() if self.verified_on else "unverified",
         }
 
 

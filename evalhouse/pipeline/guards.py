@@ -190,6 +190,12 @@ def missing_urls(failures: list[Failure]) -> set[str]:
     return {f.url for f in failures if f.key in MISSING_KINDS}
 
 
+def every_planned_missing(failures: list[Failure]) -> bool:
+    """Every planned page failed as missing (404, 410, robots): nothing of the source is there."""
+    planned = [f for f in failures if f.planned]
+    return bool(planned) and all(f.key in MISSING_KINDS for f in planned)
+
+
 def nothing_new_missing(failures: list[Failure], previous: Previous | None) -> bool:
     """No fetch failed, or only pages the last completed run was already missing."""
     gone = missing_urls(failures)

@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # the loader, the name resolver and the registries' models lo
     from evalhouse.curation.registry import Registry
     from evalhouse.schema.records import ParseItem
 
-RunStatus = Literal["completed", "partial", "failed", "unchanged", "recanonicalised"]
+RunStatus = Literal["completed", "partial", "failed", "unchanged", "recanonicalised", "skipped"]
 #: Statuses of runs that loaded rows: what "the source's current data" was built by.
 LOADING = ("completed", "partial", "recanonicalised")
 #: Runs inside a load's transaction after the rows are in (the expectations checkpoint), given the
@@ -190,7 +190,7 @@ def register_source(con: duckdb.DuckDBPyConnection, row: SourceRow) -> None:
 def decide_views_after(wh: Warehouse, results: list[RunResult]) -> None:
     """After a command of several runs (a refresh, an import of several collections): the view
     decisions, once, attributed to the last run that loaded and counted in its result."""
-    loaded = [r for r in results if r.status not in ("failed", "unchanged")]
+    loaded = [r for r in results if r.status not in ("failed", "unchanged", "skipped")]
     if loaded:
         loaded[-1].decisions = {**loaded[-1].decisions, **record_view_decisions(wh, loaded[-1].run_id)}
 

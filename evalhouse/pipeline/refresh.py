@@ -49,6 +49,13 @@ OFFLINE_HINT = (
     "(or 'evalhouse mirror from-shared DIR' then 'evalhouse refresh --mirror DIR')"
 )
 
+UNVERIFIED = (
+    "unverified: its parser was never tested on a recorded real payload, so a plain refresh leaves it out"
+    " ('evalhouse refresh --source KEY' fetches it anyway)"
+)
+#: What a source's required credential is set to when a mirror is replayed (a mirror is never sent one).
+MIRROR_CREDENTIAL = "mirror-replay"
+
 ClientFactory = Callable[[str | None], HttpClient]
 
 
@@ -271,7 +278,9 @@ def known_of(wh: Warehouse, module: SourceModule, options: RefreshOptions) -> Kn
             "failed", [], f"{spec.key} is read from files: use 'evalhouse ingest {spec.key} PATH'"
         )
     missing = [var for var in spec.required_env if not env.get(var)]
-    if missing:
+    if missing and options.mirror:  # a mirror is never sent credentials: replay without them
+        env.update(dict.fromkeys(missing, MIRROR_CREDENTIAL))
+    elif missing:
         return _new_run(wh, module, options).record(
             "failed", [], f"missing credential(s) {', '.join(missing)}: set them in the environment"
         )
@@ -323,6 +332,8 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
     def reloaded() -> Ending:
         return Ending(lambda: reload_stored(run, store, entries, status="recanonicalised"), loads=True)
 
+    if options.mirror and not got.fetched and not got.not_modified and guards.every_planned_missing(got.failures):
+        return recorded("skipped", f"the mirror holds no payload of {spec.key}: {got.failures[0].message}")
     if not got.fetched and got.not_modified and not got.failures:
         return reloaded() if stale else recorded("unchanged", reason="304 Not Modified")
     if same_gaps and last is not None and last.payload_sha256 == ledger.payload_digest(entries) and got.fetched:
@@ -395,6 +406,11 @@ def refresh(
     store.recover()  # a writer killed mid-put left temporary files or a torn manifest line
     modules = [get_source(k) for k in keys] if keys else scheduled_sources()
     results: list[ledger.RunResult] = []
+    if not keys:  # a source never verified on real bytes is not fetched by a plain refresh
+        for module in unverified_sources():
+            results.append(_new_run(wh, module, options).record("skipped", [], UNVERIFIED))
+            if options.on_done:
+                options.on_done(results[-1])
     with progress.task("refresh", total=len(modules)) as step:
 
         def starting(module: SourceModule) -> None:
@@ -456,8 +472,14 @@ def _next_batch(
 
 
 def scheduled_sources() -> list[SourceModule]:
-    """The catalogued sources a plain refresh runs: every one not fetched on demand only."""
-    return [m for m in catalog().values() if m.SOURCE.cadence != "manual"]
+    """The catalogued sources a plain refresh runs: every one not fetched on demand only whose
+    parser was verified on a recorded real payload (``SourceSpec.verified_on``)."""
+    return [m for m in catalog().values() if m.SOURCE.cadence != "manual" and m.SOURCE.verified_on is not None]
+
+
+def unverified_sources() -> list[SourceModule]:
+    """Scheduled sources left out of a plain refresh: no real payload of theirs is recorded."""
+    return [m for m in catalog().values() if m.SOURCE.cadence != "manual" and m.SOURCE.verified_on is None]
 
 
 def resolve_key(key: str) -> str:

@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import FetchMeta, ParseError, Recording, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._common import CellError
 from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, ParseFailure, ParseItem
@@ -55,6 +55,14 @@ SOURCE = SourceSpec(
     licence=(
         "Artificial Analysis site terms (attribution to https://artificialanalysis.ai required); "
         "the paper-000 CSV is CC BY 4.0 from its parser, with AA as the source of every score"
+    ),
+    # the leaderboard page's model array captured 2026-07-06 and flattened to CSV (548 configurations)
+    verified_on=Recording(
+        repository="louisyzhu/frontier-ai-economic-validity (data/raw/aa_models_raw_parsed.csv)",
+        commit="c5d939e26ca573c9ce1aa2fdbe3502d1546006b7",
+        recorded="2026-07-06",
+        licence="CC BY 4.0",
+        files=("shared:datasets/artificial-analysis-2026-07-06/aa_models_raw_parsed.csv",),
     ),
 )
 

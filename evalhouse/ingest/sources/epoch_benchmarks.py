@@ -27,7 +27,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import FetchMeta, ParseError, Recording, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._common import CellError
 from evalhouse.schema.records import (
@@ -62,6 +62,14 @@ SOURCE = SourceSpec(
         "leaderboards and papers (*_external.csv), and the Epoch Capabilities Index."
     ),
     licence="CC BY 4.0 (credit: Epoch AI, 'AI Benchmarking', https://epoch.ai/benchmarks)",
+    # the 43 CSVs of the export, as kept byte for byte in a public repository; the mirror zips them
+    verified_on=Recording(
+        repository="pranmod01/apart-sprint (frontend/public/data/raw/epoch_benchmark_data/)",
+        commit="4a36c99904069cef92e011865efe20ccf61d2e33",
+        recorded="2025-11-02",
+        licence="CC BY 4.0",
+        files=("shared:datasets/epoch-benchmarks-2025-11",),
+    ),
 )
 
 Evaluation = Literal["own_run", "composite", "external"]

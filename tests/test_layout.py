@@ -25,3 +25,26 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "make test" in ci
     head = "\n".join(readme.splitlines()[:25])
     assert "make run" in head and "make test" in head, "the README must open with the two commands"
+
+
+def _make(*args: str) -> str:
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("no make on this machine")
+    done = subprocess.run(["make", "--no-print-directory", *args], cwd=REPO, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_the_nightly_job_installs_the_core_only_and_the_tests_install_the_extras() -> None:
+    run = _make("-n", "-W", "pyproject.toml", "run")  # as if the project changed: what 'make run' would install
+    installs = [line for line in run.splitlines() if "pip install" in line]
+    assert installs and all("-e ." in line and "[" not in line for line in installs), installs
+    test = _make("-n", "-W", "pyproject.toml", "test")
+    assert any("'.[test,spark,embed]'" in line for line in test.splitlines() if "pip install" in line)
+
+
+def test_make_help_writes_no_colour_codes_into_a_pipe() -> None:
+    listed = _make("help")
+    assert "\x1b" not in listed and "  run " in listed and "  test " in listed

@@ -132,7 +132,10 @@ class WordLlamaEncoder(Encoder):
         """Weights and tokenizer paths inside the installed wheel (no import, no network)."""
         spec = importlib.util.find_spec("wordllama")
         if spec is None or not spec.submodule_search_locations:
-            raise EncoderUnavailableError("the wordllama package is not installed")
+            raise EncoderUnavailableError(
+                "the wordllama encoder is the 'embed' extra, not installed: .venv/bin/pip install -e '.[embed]'"
+                " (make test installs it), or choose --encoder tfidf"
+            )
         root = Path(next(iter(spec.submodule_search_locations)))
         weights = root / "weights" / f"{cls.config}_256.safetensors"
         tokenizer = root / "tokenizers" / f"{cls.config}_tokenizer_config.json"

@@ -121,7 +121,13 @@ def local_spark(app: str = "evalhouse-items", cores: int = 2) -> Any:
     """
     import os  # noqa: PLC0415 - os only to set Spark's environment
 
-    from pyspark.sql import SparkSession  # noqa: PLC0415 - pyspark is the optional spark extra
+    try:
+        from pyspark.sql import SparkSession  # noqa: PLC0415 - pyspark is the optional spark extra
+    except ImportError as exc:
+        raise InputError(
+            "the spark engine is the 'spark' extra, not installed: .venv/bin/pip install -e '.[spark]'"
+            " (make test installs it; Spark needs Java 17+), or use --engine duckdb"
+        ) from exc
 
     builder = SparkSession.builder.appName(app).config("spark.sql.execution.arrow.pyspark.enabled", "true")
     if "PYSPARK_GATEWAY_PORT" in os.environ:

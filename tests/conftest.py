@@ -17,6 +17,48 @@ SHARED = Path(os.environ.get("EVALHOUSE_SHARED", REPO.parent / "shared"))
 if "EVALHOUSE_CACHE_DIR" not in os.environ:
     os.environ["EVALHOUSE_CACHE_DIR"] = _cache = tempfile.mkdtemp(prefix="evalhouse-test-cache-")
     atexit.register(shutil.rmtree, _cache, ignore_errors=True)
+# A command a test runs without --db writes to a warehouse of the test run, never the user's
+# ./warehouse.duckdb (tests that check the default unset it themselves).
+if "EVALHOUSE_DB" not in os.environ:
+    _run_dir = tempfile.mkdtemp(prefix="evalhouse-test-db-")
+    os.environ["EVALHOUSE_DB"] = str(Path(_run_dir) / "warehouse.duckdb")
+    atexit.register(shutil.rmtree, _run_dir, ignore_errors=True)
+#: What a test run must leave as it found it: the user's warehouse and the build folder.
+UNTOUCHED = ("warehouse.duckdb", "warehouse.raw", "warehouse.snapshots", "build")
+
+
+def _state(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file under the checkout's user-owned paths, with its size and modification time."""
+    out: dict[str, tuple[int, int]] = {}
+    for name in UNTOUCHED:
+        path = root / name
+        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else []
+        for f in files:
+            st = f.stat()
+            out[str(f.relative_to(root))] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_BEFORE] = _state(REPO)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when a test wrote to ./warehouse.duckdb or build/ (the user's, not the tests')."""
+    before = session.config.stash.get(_BEFORE, None)
+    if before is None or hasattr(session.config, "workerinput"):  # an xdist worker: the controller checks
+        return
+    after = _state(REPO)
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    if changed:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(f"tests wrote outside their temporary folders: {', '.join(changed[:10])}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_BEFORE = pytest.StashKey[dict[str, tuple[int, int]]]()
 
 
 @pytest.fixture(scope="session")

@@ -4,14 +4,17 @@ The site is built by the real command from a copy of the real warehouse (Epoch +
 real refresh over loopback) after 'evalhouse validate --docs', so it pins its own snapshot, runs
 the analyses and links the Data Docs. The test opens the index, searches a model, follows a score
 to its audit chain and checks every number shown against the warehouse; it screenshots each
-page kind into build/site-screenshots/ and reads the core content again with JavaScript off.
+page kind into $EVALHOUSE_TEST_ARTIFACTS/site-screenshots/ (outside the repository) and reads the
+core content again with JavaScript off.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import duckdb
@@ -22,8 +25,9 @@ from typer.testing import CliRunner
 from evalhouse.cli import app
 from evalhouse.site.build import _num
 
-REPO = Path(__file__).resolve().parents[2]
-SHOTS = REPO / "build" / "site-screenshots"
+# kept after the run, outside the repository ($EVALHOUSE_TEST_ARTIFACTS, else the temporary folder)
+SHOTS = Path(os.environ.get("EVALHOUSE_TEST_ARTIFACTS", Path(tempfile.gettempdir()) / "evalhouse-test-artifacts"))
+SHOTS = SHOTS / "site-screenshots"
 runner = CliRunner()
 
 

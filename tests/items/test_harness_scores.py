@@ -353,3 +353,22 @@ def test_several_paths_of_a_source_without_locate_get_a_clear_message(tmp_path: 
     b.write_text("x\n")
     out = _cli("--db", str(tmp_path / "w.duckdb"), "ingest", "epoch-benchmarks", str(a), str(b), code=2)
     assert "one file or URL per run" in out and "locate()" not in out
+
+
+def test_an_eee_aggregate_loads_as_its_record_beside_its_instances(formats: Path, tmp_path: Path) -> None:
+    folder = _folder(formats, "eee") / "demo-source" / "demo-org" / "demo-model"
+    aggregate = next(p for p in folder.glob("*.json"))
+    doc = json.loads(aggregate.read_bytes())
+    db = str(tmp_path / "w.duckdb")
+    run = _cli("--db", db, "ingest", "eee-instances", str(folder), "--json")
+    assert run["scores"]["loaded"] + run["scores"]["quarantined"] == len(doc["evaluation_results"]) == 1
+    value, samples_sha, linked = _rows(
+        db,
+        "SELECT s.raw_value, e.samples_sha256, count(r.item_id) FROM score s JOIN evaluation e USING (evaluation_id)"
+        " JOIN eval_run k ON json_extract_string(k.details, '$.evaluation_id') = e.evaluation_id"
+        " JOIN item_response r ON r.eval_run_id = k.eval_run_id GROUP BY ALL",
+    )[0]
+    assert value == doc["evaluation_results"][0]["score_details"]["score"]
+    assert f'"score": {value!r}'.encode() in aggregate.read_bytes()
+    assert samples_sha == doc["detailed_evaluation_results"]["checksum"]  # the record's own checksum of its samples
+    assert linked == doc["detailed_evaluation_results"]["total_rows"]

@@ -126,7 +126,7 @@ def test_inspect_log_without_samples_loads_its_scores(ingest, formats: Path) -> 
 def test_eee_instances_with_their_aggregate(ingest, formats: Path) -> None:
     folder = formats / "eee" / "demo-source" / "demo-org" / "demo-model"
     result = ingest("eee-instances", folder)
-    assert result.counts["loaded"] == 1
+    assert result.items.responses_loaded == 1
     row = ingest.rows(
         "SELECT i.benchmark, i.content_sha256, r.p_correct, r.acc, c.suite FROM item_response r"
         " JOIN item i USING (item_id) JOIN checkpoint c USING (checkpoint_id)"

@@ -92,7 +92,7 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
         return
     yield from _aggregate(run, meta)
     if run.state is not None:
-        yield from _items(run, files)
+        yield from _items(run)
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,7 @@ class _Run:
     spec: dict[str, Any]
     scenario: dict[str, Any]
     state: dict[str, Any] | None
+    per_instance: list[dict[str, Any]]
     stats: list[Any] | None
     adapter: dict[str, Any]
     checkpoint: dict[str, Any]
@@ -118,18 +119,28 @@ class _Run:
         spec = doc("run_spec.json")
         if not isinstance(spec, dict):
             raise ParseError("run_spec.json is not a JSON object")
-        adapter = spec.get("adapter_spec") or {}
+        adapter = spec.get("adapter_spec")
+        adapter = adapter if isinstance(adapter, dict) else {}
         model = adapter.get("model") or "unknown"
         checkpoint = {"suite": model, "checkpoint": adapter.get("model_deployment") or "unknown", "model": model}
         template = {k: adapter.get(k) for k in adapter if k.endswith(("prefix", "suffix")) or k == "instructions"}
         prompt_sha = hashlib.sha256(json.dumps(template, sort_keys=True).encode()).hexdigest()
-        scenario = doc("scenario.json") or {}
+        scenario = doc("scenario.json")
+        scenario = scenario if isinstance(scenario, dict) else {}
         args = (spec.get("scenario_spec") or {}).get("args") or {}
         stats = doc("stats.json")
+        # the item files are checked whole before anything is read from them
+        state = doc("scenario_state.json")
+        if state is not None and not (isinstance(state, dict) and isinstance(state.get("request_states") or [], list)):
+            raise ParseError("scenario_state.json is not an object with a list of request_states")
+        per_instance = doc("per_instance_stats.json") or []
+        if not isinstance(per_instance, list) or not all(isinstance(e, dict) for e in per_instance):
+            raise ParseError("per_instance_stats.json is not a list of objects {instance_id, train_trial_index, stats}")
         return cls(
             spec=spec,
             scenario=scenario,
-            state=doc("scenario_state.json"),
+            state=state,
+            per_instance=per_instance,
             stats=stats if isinstance(stats, list) else None,
             adapter=adapter,
             checkpoint=checkpoint,
@@ -146,7 +157,8 @@ def metric_stats(stats: list[Any] | None) -> list[tuple[int, dict[str, Any]]]:
     facts = H.run_facts(SOURCE.key)
     out = []
     for i, stat in enumerate(stats or []):
-        name = (stat.get("name") or {}).get("name") if isinstance(stat, dict) else None
+        label = stat.get("name") if isinstance(stat, dict) else None
+        name = label.get("name") if isinstance(label, dict) else None
         if not isinstance(name, str) or name.split("@", 1)[0] not in facts:
             out.append((i, stat))
     return out
@@ -254,19 +266,17 @@ def _pert_key(perturbation: dict[str, Any]) -> str:
 
 def _started(state: dict[str, Any] | None) -> str | None:
     """When the run's first request was made (HELM writes unix seconds per request), if known."""
-    stamps = [(rs.get("result") or {}).get("request_datetime") for rs in (state or {}).get("request_states") or []]
+    states = (state or {}).get("request_states")
+    results = [rs.get("result") for rs in states if isinstance(rs, dict)] if isinstance(states, list) else []
+    stamps = [r.get("request_datetime") for r in results if isinstance(r, dict)]
     numbers = [s for s in stamps if isinstance(s, int | float) and not isinstance(s, bool)]
     return datetime.fromtimestamp(min(numbers), UTC).isoformat() if numbers else None
 
 
-def _items(run: _Run, files: dict[str, bytes]) -> Iterator[ParseItem]:
+def _items(run: _Run) -> Iterator[ParseItem]:
     """The item rows of the run's request states."""
     state, spec, adapter, scenario = run.state or {}, run.spec, run.adapter, run.scenario
-    per_instance = (
-        X.json_doc(files["per_instance_stats.json"], "per_instance_stats.json")
-        if ("per_instance_stats.json" in files)
-        else []
-    )
+    per_instance = run.per_instance
     stats = run.stats
     b = X.BatchBuilder(locator="scenario_state.json")
     b.fields({f"scenario_state.request_states[].{k}": v for k, v in MAPPED.items()})

@@ -85,12 +85,16 @@ def _log(body: bytes) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]
         if "header.json" not in files:
             raise ParseError("a zip without header.json is not an Inspect .eval log")
         header = X.json_doc(files["header.json"], "header.json")
+        if not isinstance(header, dict):
+            raise ParseError("header.json is not a JSON object: not an Inspect .eval log")
         names = sorted(n for n in files if SAMPLE_FILE.match(n))
         return header, [(n, X.json_doc(files[n], n)) for n in names]
     doc = X.json_doc(body, "the Inspect log")
     if not isinstance(doc, dict) or "eval" not in doc:
         raise ParseError("not an Inspect log: no 'eval' header")
     samples = doc.get("samples") or []
+    if not isinstance(samples, list):
+        raise ParseError(f"not an Inspect log: 'samples' is {type(samples).__name__}, not a list")
     return {k: v for k, v in doc.items() if k != "samples"}, [(f"samples[{i}]", s) for i, s in enumerate(samples)]
 
 
@@ -122,10 +126,9 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
 
 def _run_of(ev: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The checkpoint row and the task of the log's eval header."""
-    model = ev.get("model") or "unknown"
-    return {"suite": model, "checkpoint": "unknown", "model": model}, ev.get("task_registry_name") or ev.get(
-        "task"
-    ) or "unknown"
+    model = str(ev.get("model") or "unknown")
+    task = str(ev.get("task_registry_name") or ev.get("task") or "unknown")
+    return {"suite": model, "checkpoint": "unknown", "model": model}, task
 
 
 def metric_cells(header: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any], str, Any]]:
@@ -135,7 +138,7 @@ def metric_cells(header: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any], 
     scores = results.get("scores") if isinstance(results, dict) else None
     for i, scorer in enumerate(scores if isinstance(scores, list) else []):
         metrics = scorer.get("metrics") if isinstance(scorer, dict) else None
-        for key, metric in (metrics or {}).items():
+        for key, metric in (metrics if isinstance(metrics, dict) else {}).items():
             name = metric.get("name", key) if isinstance(metric, dict) else key
             if name not in UNCERTAINTY_METRICS:
                 yield i, scorer, str(name), metric
@@ -151,7 +154,7 @@ def _aggregate(  # noqa: PLR0913 - the log's header, its cells, and where they c
     served: str | None,
 ) -> Iterator[ParseItem]:
     ev = header["eval"]
-    results = header.get("results") or {}
+    results = _object(header.get("results"))
     status = header.get("status")
     out: list[dict[str, Any]] = []
     for i, scorer, name, metric in cells:
@@ -167,7 +170,7 @@ def _aggregate(  # noqa: PLR0913 - the log's header, its cells, and where they c
         else:
             out.append(cell)
     if out:
-        model = _model(ev.get("model") or "")
+        model = _model(str(ev.get("model") or ""))
         if served:
             model = replace(model, details={**model.details, "served_model": served})
         task = H.Task(
@@ -176,7 +179,7 @@ def _aggregate(  # noqa: PLR0913 - the log's header, its cells, and where they c
             locator=label,
             results=out,
             evaluation_timestamp=ev.get("created"),
-            library_version=(ev.get("packages") or {}).get("inspect_ai"),
+            library_version=_object(ev.get("packages")).get("inspect_ai"),
         )
         yield H.record(BOARD, meta, task, json.dumps(results, default=str)[:2000])
 
@@ -200,8 +203,8 @@ def _cell(ev: dict[str, Any], results: dict[str, Any], scorer: dict[str, Any], n
     scorer_name = str(scorer.get("name") or scorer.get("scorer") or "scorer")
     params = {"scorer": scorer_name, **({"reducer": str(scorer["reducer"])} if scorer.get("reducer") else {})}
     task = str(ev.get("task_registry_name") or ev.get("task") or "unknown")
-    dataset = ev.get("dataset") or {}
-    judge, setup = _grader(scorer.get("params") or {}), _setup(ev)
+    dataset = _object(ev.get("dataset"))
+    judge, setup = _grader(_object(scorer.get("params"))), _setup(ev)
     if judge is not None:
         setup["grader_model"] = judge["judges"][0]["model_info"]["id"]
     return BOARD.result(
@@ -225,13 +228,19 @@ def _cell(ev: dict[str, Any], results: dict[str, Any], scorer: dict[str, Any], n
 def _setup(ev: dict[str, Any]) -> dict[str, str]:
     """What the log states about how the task was run: epochs, task version and arguments, and the
     generate config (each a setup key; unset arguments are left out)."""
-    config = ev.get("config") or {}
-    stated: dict[str, Any] = {"epochs": config.get("epochs"), "task_version": ev.get("task_version") or None}
-    if (config.get("epochs") or 1) > 1:
+    config = _object(ev.get("config"))
+    epochs = config.get("epochs")
+    stated: dict[str, Any] = {"epochs": epochs, "task_version": ev.get("task_version") or None}
+    if isinstance(epochs, int) and epochs > 1:
         stated["epochs_reducer"] = config.get("epochs_reducer")
-    stated |= {f"task_args.{k}": v for k, v in (ev.get("task_args") or {}).items()}
-    stated |= {f"generate.{k}": v for k, v in (ev.get("model_generate_config") or {}).items()}
+    stated |= {f"task_args.{k}": v for k, v in _object(ev.get("task_args")).items()}
+    stated |= {f"generate.{k}": v for k, v in _object(ev.get("model_generate_config")).items()}
     return {k: text for k, v in stated.items() if (text := H.setup_text(v)) is not None}
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON object of the log, or an empty one where the log has something else."""
+    return value if isinstance(value, dict) else {}
 
 
 def _grader(params: dict[str, Any]) -> dict[str, Any] | None:
@@ -278,7 +287,7 @@ def _samples(
     ckpt = b.checkpoint(checkpoint)
     plan_ = header.get("plan")
     prompt_sha = hashlib.sha256(json.dumps(plan_, sort_keys=True, default=str).encode()).hexdigest()
-    version = (ev.get("packages") or {}).get("inspect_ai")
+    version = _object(ev.get("packages")).get("inspect_ai")
     run = b.eval_run(
         {
             "eval_run_id": run_id,
@@ -297,6 +306,9 @@ def _samples(
     )
     benchmark = task
     for n, (where, sample) in enumerate(samples, start=1):
+        if not isinstance(sample, dict):
+            yield ParseFailure(f"{label}#{where}", f"unreadable sample: a {type(sample).__name__}, not an object")
+            continue
         try:
             row, item = _sample(sample)
         except (KeyError, TypeError, ValueError) as exc:

@@ -174,13 +174,12 @@ def _cell(header: dict[str, Any], task: str, key: str, cells: dict[str, Any]) ->
     spec = H.metric_spec(SOURCE.key, metric)
     if spec is None:
         return H.undeclared(SOURCE.key, metric)
-    stated = ((header.get("higher_is_better") or {}).get(task) or {}).get(metric)
+    stated = _obj(_per_task(header, "higher_is_better", task)).get(metric)
     lower = (not stated) if isinstance(stated, bool) else spec.lower_is_better
-    counts = (header.get("n-samples") or {}).get(task) or {}
-    n = counts.get("effective") if isinstance(counts, dict) else None
+    n = _obj(_per_task(header, "n-samples", task)).get("effective")
     stderr_key = f"{metric}_stderr,{filt}" if filt else f"{metric}_stderr"
     benchmark, subset = _item_names(header, task)
-    config = (header.get("configs") or {}).get(task) or {}
+    config = _obj(_per_task(header, "configs", task))
     return BOARD.result(
         H.dataset_url(config.get("dataset_path"), SOURCE.homepage),
         dataset_name=benchmark,
@@ -202,8 +201,8 @@ def _cell(header: dict[str, Any], task: str, key: str, cells: dict[str, Any]) ->
 def _setup(header: dict[str, Any], task: str) -> dict[str, str]:
     """What the file states about how the task was run (the cell's setup)."""
     stated = {
-        "shots": (header.get("n-shot") or {}).get(task),
-        "task_version": (header.get("versions") or {}).get(task),
+        "shots": _per_task(header, "n-shot", task),
+        "task_version": _per_task(header, "versions", task),
         "chat_template_sha": header.get("chat_template_sha"),
         "system_instruction_sha": header.get("system_instruction_sha"),
         "fewshot_as_multiturn": header.get("fewshot_as_multiturn") or None,
@@ -213,7 +212,7 @@ def _setup(header: dict[str, Any], task: str) -> dict[str, str]:
 
 def _model(header: dict[str, Any]) -> Model | None:
     """The model the file names (the Hub repository for a local model), else None."""
-    config = header.get("config") or {}
+    config = _obj(header.get("config"))
     model_id = header.get("model_name") or _pretrained(config.get("model_args"))
     if not model_id:
         return None
@@ -237,9 +236,9 @@ def _model(header: dict[str, Any]) -> Model | None:
 
 def _run_id(header: dict[str, Any], task: str, checkpoint_id: str) -> str:
     """The harness run of ``task``: the same id for its record and its item rows."""
-    config = (header.get("configs") or {}).get(task) or {}
+    config = _obj(_per_task(header, "configs", task))
     prompt_sha = hashlib.sha256(json.dumps(_template(config), sort_keys=True).encode()).hexdigest()
-    task_hash = (header.get("task_hashes") or {}).get(task)
+    task_hash = _per_task(header, "task_hashes", task)
     return eval_run_id(
         "lm-eval", header.get("lm_eval_version"), task, task_hash, prompt_sha, checkpoint_id, header.get("date")
     )
@@ -259,6 +258,16 @@ def _template(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _per_task(header: dict[str, Any], key: str, task: str) -> Any:
+    """``header[key][task]``, or None where the file has no such table."""
+    return _obj(header.get(key)).get(task)
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """A JSON object of the file, or an empty one where the file has something else."""
+    return value if isinstance(value, dict) else {}
+
+
 def _iso(date: Any) -> str | None:
     if isinstance(date, int | float) and not isinstance(date, bool):
         return datetime.fromtimestamp(float(date), UTC).isoformat()
@@ -270,7 +279,7 @@ def _dump(value: Any) -> str:
 
 
 def _checkpoint(header: dict[str, Any]) -> dict[str, Any]:
-    config = header.get("config") or {}
+    config = _obj(header.get("config"))
     # never the model type ("hf"): a file that names no model is an unknown checkpoint
     model = header.get("model_name") or _pretrained(config.get("model_args")) or "unknown"
     sha = config.get("model_sha")
@@ -296,15 +305,15 @@ def _pretrained(args: Any) -> str | None:
 
 
 def _run_row(header: dict[str, Any], task: str, checkpoint_id: str, samples_name: str) -> dict[str, Any]:
-    config = (header.get("configs") or {}).get(task) or {}
+    config = _obj(_per_task(header, "configs", task))
     prompt_sha = hashlib.sha256(json.dumps(_template(config), sort_keys=True).encode()).hexdigest()
     date = header.get("date")
     evaluated = datetime.fromtimestamp(float(date), UTC).isoformat() if isinstance(date, int | float) else date
     aggregate = {
-        "results": (header.get("results") or {}).get(task),
-        "n-samples": (header.get("n-samples") or {}).get(task),
-        "higher_is_better": (header.get("higher_is_better") or {}).get(task),
-        "versions": (header.get("versions") or {}).get(task),
+        "results": _per_task(header, "results", task),
+        "n-samples": _per_task(header, "n-samples", task),
+        "higher_is_better": _per_task(header, "higher_is_better", task),
+        "versions": _per_task(header, "versions", task),
     }
     details = {k: v for k, v in header.items() if k not in RUN_KEYS}
     version = header.get("lm_eval_version")
@@ -316,7 +325,7 @@ def _run_row(header: dict[str, Any], task: str, checkpoint_id: str, samples_name
         "checkpoint_id": checkpoint_id,
         "task_config": jtext(config),
         "prompt_template_sha256": prompt_sha,
-        "n_shot": (header.get("n-shot") or {}).get(task),
+        "n_shot": _per_task(header, "n-shot", task),
         "evaluated_at": evaluated,
         "aggregate": jtext(aggregate),
         "details": jtext(details),
@@ -329,7 +338,7 @@ def _item_names(header: dict[str, Any], task: str) -> tuple[str, str]:
     at the top of its tree (``mmlu_abstract_algebra`` under ``mmlu_stem`` under ``mmlu``)."""
     parents = {
         sub: group
-        for group, subtasks in (header.get("group_subtasks") or {}).items()
+        for group, subtasks in _obj(header.get("group_subtasks")).items()
         for sub in (subtasks if isinstance(subtasks, list) else [])
         if sub != group
     }
@@ -345,10 +354,10 @@ def _task(header: dict[str, Any], task: str, name: str, body: bytes) -> Iterator
     b.fields({f"samples.{k}": v for k, v in MAPPED_LINE.items()})
     ckpt = b.checkpoint(_checkpoint(header))
     run = b.eval_run(_run_row(header, task, ckpt, name))
-    config = (header.get("configs") or {}).get(task) or {}
+    config = _obj(_per_task(header, "configs", task))
     benchmark, subtask = _item_names(header, task)
     split = config.get("test_split") or config.get("validation_split") or ""
-    revision = (config.get("dataset_kwargs") or {}).get("revision")
+    revision = _obj(config.get("dataset_kwargs")).get("revision")
     delimiter = config.get("target_delimiter", " ")
     lines = 0
     for n, obj in X.jsonl(body, name):

@@ -1,8 +1,8 @@
 """Harness logs yield scores: the real lm-eval, Inspect and HELM logs in ../shared/formats, through the CLI.
 
 Every log's aggregate metric cells are counted here from the JSON itself, by the harness's own
-layout (not by the parser): an lm-eval ``results[task]`` key other than ``alias`` and the
-``*_stderr`` keys; an Inspect scorer metric other than its uncertainty (stderr, std); a HELM
+layout (not by the parser): an lm-eval ``results[task]`` ``"<metric>,<filter>"`` key other than
+the ``*_stderr`` ones; an Inspect scorer metric other than its uncertainty (stderr, std); a HELM
 ``stats.json`` stat named by one of HELM's quality metrics (the EEE HELM converter's list). For
 each log, scores loaded + cells quarantined = that count, and every loaded value, standard error
 and n equals the file's; a handful of values are also found in the file's bytes as written.
@@ -54,7 +54,7 @@ def lm_eval_cells(doc: dict[str, Any]) -> dict[str, tuple[float, Any, Any]]:
     for task, entries in doc["results"].items():
         n = (doc.get("n-samples") or {}).get(task, {}).get("effective")
         for key, value in entries.items():
-            if key == "alias" or "_stderr" in key or not key.strip():
+            if "," not in key or "_stderr" in key:  # "<metric>,<filter>"; alias, name, sample_len describe
                 continue
             metric, _, flt = key.partition(",")
             cells[f"{task}/{key}"] = (value, entries.get(f"{metric}_stderr,{flt}"), n)
@@ -372,3 +372,65 @@ def test_an_eee_aggregate_loads_as_its_record_beside_its_instances(formats: Path
     assert f'"score": {value!r}'.encode() in aggregate.read_bytes()
     assert samples_sha == doc["detailed_evaluation_results"]["checksum"]  # the record's own checksum of its samples
     assert linked == doc["detailed_evaluation_results"]["total_rows"]
+
+
+# -- the recorded lm-eval results files (tests/fixtures/lm-eval, see its SOURCE.md) -----------
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "lm-eval"
+
+
+def test_a_results_file_without_samples_loads_its_aggregate(tmp_path: Path) -> None:
+    path = FIXTURES / "results_2025-01-21T00-40-03.356274.json"
+    body = path.read_bytes()
+    doc = json.loads(body)
+    db = str(tmp_path / "w.duckdb")
+    run = _cli("--db", db, "ingest", "lm-eval", str(path), "--json")
+    expected = lm_eval_cells(doc)
+    assert (run["status"], run["items"]) == ("completed", None)
+    assert run["scores"]["loaded"] + run["scores"]["quarantined"] == len(expected) == 1
+    (key, (value, stderr, n)), = expected.items()  # fmt: skip
+    row = _rows(
+        db,
+        "SELECT s.evaluation_result_id, s.raw_value, s.stderr, s.n_samples, json_extract_string(s.setup, '$.shots'),"
+        " e.model_source_id, s.subset FROM score s JOIN evaluation e USING (evaluation_id)",
+    )
+    assert row == [(key, value, stderr, n, "0", doc["model_name"], None)]
+    for text in (
+        f'"acc,none": {value!r}',
+        f'"acc_stderr,none": {stderr!r}',
+        f'"effective": {n}',
+        '"mmlu_abstract_algebra": 0',
+    ):
+        assert text.encode() in body  # 0.34, 0.047609522856952344, 100 samples, 0-shot: as written
+    assert f'"model_name": "{doc["model_name"]}"'.encode() in body
+
+
+def test_a_results_file_that_names_no_model_is_quarantined_cell_by_cell(tmp_path: Path) -> None:
+    path = FIXTURES / "cpu_group_regression_expected.json"
+    doc = json.loads(path.read_bytes())
+    db = str(tmp_path / "w.duckdb")
+    out = _cli("--db", db, "ingest", "lm-eval", str(path), "--json", code=1)
+    assert "names no model" in out
+    locators = [r[0] for r in _rows(db, "SELECT locator FROM quarantine")]
+    assert sorted(loc.split("#results.", 1)[1].replace(".", "/", 1) for loc in locators) == sorted(lm_eval_cells(doc))
+
+
+def test_a_task_under_a_scoring_group_is_its_subset(tmp_path: Path) -> None:
+    """The same real file with the model named: each of its six cells loads, under its group."""
+    doc = json.loads((FIXTURES / "cpu_group_regression_expected.json").read_bytes())
+    doc["model_name"] = "EleutherAI/pythia-14m"  # the model the harness's CPU regression test runs
+    path = tmp_path / "results_2026-08-21T00-00-00.000000.json"
+    path.write_text(json.dumps(doc))
+    db = str(tmp_path / "w.duckdb")
+    run = _cli("--db", db, "ingest", "lm-eval", str(path), "--json")
+    assert (run["status"], run["scores"]["loaded"]) == ("completed", len(lm_eval_cells(doc)))
+    rows = _rows(
+        db,
+        "SELECT evaluation_result_id, benchmark_raw, subset, raw_value, stderr, n_samples FROM score ORDER BY 1",
+    )
+    for key, benchmark, subset, value, stderr, n in rows:
+        task, metric = key.split("/")
+        group = "regression_arc"
+        assert (benchmark, subset) == ((group, task) if task != group else (group, None))
+        assert value == doc["results"][task][metric] and stderr is None  # "N/A" is no standard error
+        assert n == (doc["n-samples"].get(task, {}).get("effective") or doc["results"][task]["sample_len"])

@@ -191,11 +191,16 @@ def _cell(header: dict[str, Any], task: str, key: str, cells: dict[str, Any]) ->
         bounds=spec.bounds,
         lower_is_better=lower,
         score=value,
-        uncertainty=H.uncertainty(stderr=cells.get(stderr_key), n=n if n is not None else cells.get("samples")),
+        uncertainty=H.uncertainty(stderr=cells.get(stderr_key), n=n if n is not None else _count(cells)),
         details={"lm_eval_key": key, "task": task},
         setup=_setup(header, task),
         metric_parameters={"filter": filt} if filt and filt != "none" else None,
     )
+
+
+def _count(cells: dict[str, Any]) -> Any:
+    """A group's sample count, which ``n-samples`` does not list: ``samples`` or ``sample_len``."""
+    return cells.get("samples") if cells.get("samples") is not None else cells.get("sample_len")
 
 
 def _setup(header: dict[str, Any], task: str) -> dict[str, str]:
@@ -334,17 +339,20 @@ def _run_row(header: dict[str, Any], task: str, checkpoint_id: str, samples_name
 
 
 def _item_names(header: dict[str, Any], task: str) -> tuple[str, str]:
-    """(benchmark, subtask): a task (or subgroup) listed under a group is a subtask of the group
-    at the top of its tree (``mmlu_abstract_algebra`` under ``mmlu_stem`` under ``mmlu``)."""
+    """(benchmark, subtask): a task is a subtask of the group above it that scores it, up to the
+    highest such group (``mmlu_abstract_algebra`` under ``mmlu_stem`` under ``mmlu``: MMLU). A
+    group with no score of its own only bundles its tasks (``leaderboard`` over
+    ``leaderboard_bbh``, which is the benchmark of its subtasks); a task under none is its own."""
     parents = {
         sub: group
         for group, subtasks in _obj(header.get("group_subtasks")).items()
         for sub in (subtasks if isinstance(subtasks, list) else [])
         if sub != group
     }
+    results = _obj(header.get("results"))
     root, seen = task, {task}
-    while root in parents and parents[root] not in seen:
-        root = parents[root]
+    while (parent := parents.get(root)) is not None and parent not in seen and metric_keys(_obj(results.get(parent))):
+        root = parent
         seen.add(root)
     return (root, task) if root != task else (task, "")
 

@@ -201,13 +201,18 @@ def ingest(
     An id is fetched through the normal client: 'evalhouse ingest model-card alpindale/WizardLM-2-8x22B'
     (the Hub API: the card's results and createdAt), 'evalhouse ingest paper 2406.01234v2' (the
     paper's arXiv HTML tables). Several ids, '--targets FILE' or '--named' make one run over all of
-    them; a target that fails is quarantined with its reason and the others load. Exit 1 when the
-    run failed, 2 for an unknown source or an unreadable --targets file.
+    them; a target that fails is quarantined with its reason and the others load.
+
+    Harness logs load their aggregate scores and, when kept, their samples as item rows (see
+    docs/harness-logs.md); several logs make one run:
+    'evalhouse ingest lm-eval results_<ts>.json [samples_<task>_<ts>.jsonl ...]' (or the output
+    directory), 'evalhouse ingest inspect-log a.json b.eval', 'evalhouse ingest helm-run RUN_DIR ...'.
+    Exit 1 when the run failed, 2 for an unknown source or an unreadable --targets file.
     """
     from evalhouse.errors import InputError
-    from evalhouse.pipeline.ingest_file import ingest_file
+    from evalhouse.pipeline.ingest_file import ingest_file, ingest_paths
     from evalhouse.pipeline.refresh import RefreshOptions
-    from evalhouse.pipeline.targets import named_models, refresh_targets
+    from evalhouse.pipeline.targets import named_models
 
     given = list(locations or [])
 
@@ -220,7 +225,7 @@ def ingest(
             raise InputError("nothing to ingest: give a file, URL or id, --targets FILE or --named")
         if len(wanted) == 1 and not (targets or named):
             return ingest_file(wh, store, key, wanted[0], options)
-        return refresh_targets(wh, store, key, wanted, options)
+        return ingest_paths(wh, store, key, wanted, options)
 
     _run_one(ctx, db, key, skip_validation, json_out, run)
 

@@ -188,11 +188,18 @@ def _widened(lo: float | None, hi: float | None) -> tuple[float, float]:
 
 
 class Canonicaliser:
-    """Maps results through a :class:`Registry`; ``allow_provisional`` for self-describing imports."""
+    """Maps results through a :class:`Registry`; ``allow_provisional`` for self-describing imports.
 
-    def __init__(self, registry: Registry, *, allow_provisional: bool = False) -> None:
+    With ``allow_provisional`` only the registry's aliases scoped to the collection name a
+    benchmark (an EEE collection describes its own); ``global_aliases`` lets the global aliases
+    name it too, a provisional benchmark being the fallback (a harness log names a task by the
+    harness's id, ``arc_easy``, which the registry documents as the benchmark it is).
+    """
+
+    def __init__(self, registry: Registry, *, allow_provisional: bool = False, global_aliases: bool = False) -> None:
         self.registry = registry
         self.allow_provisional = allow_provisional
+        self.global_aliases = global_aliases
         self._groups: dict[tuple[Any, ...], _Group] = {}
         self._bulk: dict[tuple[Any, ...], CanonicalGroup] = {}
 
@@ -373,7 +380,7 @@ class Canonicaliser:
         self, names: _Names, source_key: str, collection: str | None
     ) -> tuple[Benchmark, str | None, Benchmark | None, str | None, str] | None:
         """``(benchmark, subset, provisional?, candidate, step)``; None when nothing names it."""
-        scoped_only = self.allow_provisional
+        scoped_only = self.allow_provisional and not self.global_aliases
         for name in (names.evaluation_name, names.dataset_name):
             bench = self.registry.benchmark_for(name, source_key, scoped_only=scoped_only)
             if bench is not None:

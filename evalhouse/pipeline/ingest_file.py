@@ -1,4 +1,4 @@
-"""One source's parser over one pinned payload (a local file or a URL), recorded like any fetch."""
+"""One source's parser over pinned payloads (local files or a URL), recorded like any fetch."""
 
 from __future__ import annotations
 
@@ -49,3 +49,21 @@ def ingest_file(
     if isinstance(items, ledger.RunResult):
         return items
     return run.load(entries, items)
+
+
+def ingest_paths(
+    wh: Warehouse,
+    store: RawStore,
+    key: str,
+    locations: list[str],
+    options: RefreshOptions | None = None,
+) -> ledger.RunResult:
+    """One run over several ``locations``: a harness log's files and run directories are read
+    from disk (:func:`~evalhouse.pipeline.items_ingest.ingest_item_paths`); for a source that
+    fetches by id they are its targets (:func:`~evalhouse.pipeline.targets.refresh_targets`)."""
+    options = options or RefreshOptions()
+    module = get_source(resolve_key(key))
+    if items_ingest.is_item_source(module):
+        run = SourceRun(wh, module, "ingest", options.registry, after_load=options.after_load, location=locations)
+        return items_ingest.ingest_item_paths(wh, store, module, locations, run.ctx)
+    return refresh_targets(wh, store, module.SOURCE.key, locations, options)

@@ -37,6 +37,11 @@ class Fetched:
     meta: FetchMeta
 
 
+#: Source kinds whose records name their own tasks (a harness log's task ids): a task the registry
+#: does not know becomes a provisional benchmark with a recorded decision, never a quarantined score.
+SELF_DESCRIBING_KINDS = ("harness_log",)
+
+
 def source_row(module: SourceModule) -> ledger.SourceRow:
     spec = module.SOURCE
     return ledger.SourceRow(spec.key, spec.name, spec.kind, spec.tier, spec.organisation, spec.homepage)
@@ -131,6 +136,8 @@ class SourceRun:
             registry=registry,
             parser_version=self.spec.parser_version,
             collection=self.spec.collection,
+            allow_provisional=self.spec.kind in SELF_DESCRIBING_KINDS,
+            global_aliases=self.spec.kind in SELF_DESCRIBING_KINDS,
             identity_from=self.spec.identity_from,
             after_load=after_load,
             details=details,

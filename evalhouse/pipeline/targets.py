@@ -31,7 +31,10 @@ def refresh_targets(
     module = get_source(resolve_key(key))
     locate = getattr(module, "locate", None)
     if locate is None:
-        raise InputError(f"source {key!r} is not fetched by target (it has no locate()); give a file or URL")
+        raise InputError(
+            f"source {key!r} fetches nothing by id, and reads one file or URL per run: "
+            f"'evalhouse ingest {key} PATH' for each file (give no --targets or --named)"
+        )
     wanted = list(dict.fromkeys(t.strip() for t in targets if t.strip()))
     run = SourceRun(wh, module, "ingest", options.registry, after_load=options.after_load, mirror=options.mirror)
     state = source_state(wh, module.SOURCE.key, dict(os.environ if options.env is None else options.env))

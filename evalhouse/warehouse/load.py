@@ -55,6 +55,7 @@ class LoadContext:
     registry: Registry
     collection: str | None = None
     allow_provisional: bool = False
+    global_aliases: bool = False  # with allow_provisional: the registry's global aliases still apply
     identity_from: IdentityFrom = "name"
     batch_size: int = DEFAULT_BATCH_SIZE  # records per dedup query and per insert
     between_batches: Callable[[], object] | None = None  # after each batch's inserts (a memory budget's keep)
@@ -113,7 +114,9 @@ class Loader:
         self.con = con
         self.ctx = ctx
         self.collection = ctx.collection or ctx.source_key
-        self.canonicaliser = Canonicaliser(ctx.registry, allow_provisional=ctx.allow_provisional)
+        self.canonicaliser = Canonicaliser(
+            ctx.registry, allow_provisional=ctx.allow_provisional, global_aliases=ctx.global_aliases
+        )
         self.report = LoadReport()
         self._lower_bound_kinds = frozenset(k for k, v in ctx.registry.evidence_kinds.items() if v.lower_bound)
         self._rows: dict[str, list[dict[str, Any]]] = {

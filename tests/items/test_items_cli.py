@@ -83,7 +83,7 @@ def test_ingest_command_routes_harness_logs(tmp_path: Path, formats: Path) -> No
     db = str(tmp_path / "w.duckdb")
     run = _run("--db", db, "ingest", "helm-run", str(formats / "helm" / "hellaswag-pythia-1b"), "--skip-validation",
                "--json")  # fmt: skip
-    assert (run["status"], run["read"], run["loaded"]) == ("completed", 10, 10)
+    assert (run["status"], run["items"]["responses_read"], run["items"]["responses_loaded"]) == ("completed", 10, 10)
     assert run["items"]["unmapped_fields"]  # what no column holds is named, and kept in unmapped
     listed = _run("sources", "--json")
     kinds = {s["key"]: s["kind"] for s in listed}

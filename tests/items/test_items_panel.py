@@ -119,7 +119,7 @@ def test_lm_eval_multiple_choice_keeps_every_choice(ingest, tmp_path: Path) -> N
     (tmp_path / f"results_{ts}.json").write_text(json.dumps(results))
     (tmp_path / f"samples_mc_{ts}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     result = ingest("lm-eval", tmp_path)
-    assert result.counts["loaded"] == 40
+    assert result.items.responses_loaded == 40
     rows = ingest.rows(
         "SELECT acc, acc_norm, choice_logprob, choice_is_greedy, choice_chars, json_extract(scores, '$.acc')::DOUBLE"
         " FROM item_response ORDER BY line"

@@ -39,6 +39,7 @@ class Board:
     evaluated_by: str
     eval_library: str
     organisation_url: str | None = None
+    source_type: str = "documentation"  # "evaluation_run": the records are a harness's own output
 
     def result(self, url: str, **cell: Any) -> dict[str, Any]:
         """One score cell: ``dataset_name, metric_id, unit, bounds, score`` (+ optional fields)."""
@@ -58,8 +59,8 @@ class Board:
     ) -> ParsedRecord | ParseFailure:
         """The validated record of ``model``; ``where`` is ``(locator, source row as JSON)``.
 
-        ``provenance`` may set ``evaluated_by``, ``original_source``, ``original_source_url``
-        and ``evaluation_timestamp`` for this row.
+        ``provenance`` may set ``evaluated_by``, ``original_source``, ``original_source_url``,
+        ``evaluation_timestamp`` and ``eval_library_version`` for this row.
         """
         locator, payload = where
         details = {
@@ -85,8 +86,9 @@ class Board:
                 organisation_url=self.organisation_url or self.spec.homepage,
                 evaluated_by=provenance.get("evaluated_by") or self.evaluated_by,
                 details=details,
+                source_type=self.source_type,
             ),
-            eval_library={"name": self.eval_library, "version": "unknown"},
+            eval_library={"name": self.eval_library, "version": provenance.get("eval_library_version") or "unknown"},
             model_info=info,
             results=results,
             locator=locator,

@@ -175,27 +175,39 @@ def score_result(  # noqa: PLR0913 - keyword-only arguments are the fields of an
     uncertainty: dict[str, Any] | None = None,
     details: Mapping[str, str] | None = None,
     setup: Mapping[str, str] | None = None,
+    evaluation_name: str | None = None,
+    result_id: str | None = None,
+    metric_parameters: Mapping[str, str | float | bool] | None = None,
+    llm_scoring: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One EEE ``evaluation_results`` entry for one score cell, laid out the same for every source
-    (and as the EEE models write it: their keys in their order, see :func:`build_record`)."""
+    (and as the EEE models write it: their keys in their order, see :func:`build_record`).
+
+    ``evaluation_name`` defaults to ``<source>.<dataset>``; a name that narrows the dataset
+    ("mmlu - philosophy") makes the cell's subset. ``result_id`` (default ``<dataset>.<metric>``)
+    is the source's own key of the cell when one dataset holds several cells of one metric.
+    ``metric_parameters`` tell apart two metrics of one name (pass@1 / pass@8, a harness's
+    filter); ``llm_scoring`` names an LLM judge."""
     score_details: dict[str, Any] = {"score": score}
     if details:
         score_details["details"] = dict(details)
     if uncertainty:
         score_details["uncertainty"] = uncertainty
     result: dict[str, Any] = {
-        "evaluation_result_id": f"{dataset_name}.{metric_id}",
-        "evaluation_name": f"{source_key}.{dataset_name}",
+        "evaluation_result_id": result_id or f"{dataset_name}.{metric_id}",
+        "evaluation_name": evaluation_name or f"{source_key}.{dataset_name}",
         "source_data": {"dataset_name": dataset_name, "source_type": "url", "url": [url]},
         "metric_config": {
             "metric_id": metric_id,
             "metric_name": metric_name,
             "metric_kind": metric_kind,
             "metric_unit": unit,
+            **({"metric_parameters": dict(metric_parameters)} if metric_parameters else {}),
             "lower_is_better": lower_is_better,
             "score_type": "continuous",
             "min_score": bounds[0],
             "max_score": bounds[1],
+            **({"llm_scoring": llm_scoring} if llm_scoring else {}),
         },
         "score_details": score_details,
     }
@@ -212,20 +224,22 @@ def standard_error(value: float) -> dict[str, Any]:
     return {"standard_error": {"value": value}}
 
 
-def source_metadata(
+def source_metadata(  # noqa: PLR0913 - keyword-only arguments are the fields of source_metadata
     *,
     name: str,
     organisation: str,
     organisation_url: str,
     evaluated_by: str,
     details: Mapping[str, str],
+    source_type: str = "documentation",
 ) -> dict[str, Any]:
-    """``source_metadata``: first party only when the model's developer ran the evaluation."""
+    """``source_metadata``: first party only when the model's developer ran the evaluation;
+    ``source_type`` is ``evaluation_run`` for a harness's own output."""
     if evaluated_by not in EVALUATED_BY_VALUES:
         raise ValueError(f"evaluated_by {evaluated_by!r} is not one of {EVALUATED_BY_VALUES}")
     return {
         "source_name": name,
-        "source_type": "documentation",
+        "source_type": source_type,
         "source_organization_name": organisation,
         "source_organization_url": organisation_url,
         "evaluator_relationship": "first_party" if evaluated_by == "model_developer" else "third_party",

@@ -130,6 +130,11 @@ def domain_of(benchmark: str, subtask: str = "") -> str | None:
     return None
 
 
+def checkpoint_key(row: Mapping[str, Any]) -> str:
+    """The checkpoint id of a checkpoint row (its suite, checkpoint and seed)."""
+    return S.checkpoint_id(row["suite"], row["checkpoint"], row.get("seed"))
+
+
 @dataclass
 class BatchBuilder:
     """Rows of one payload's four tables, plus where every source field went."""
@@ -166,7 +171,7 @@ class BatchBuilder:
         return row["item_id"]
 
     def checkpoint(self, row: dict[str, Any]) -> str:
-        cid = S.checkpoint_id(row["suite"], row["checkpoint"], row.get("seed"))
+        cid = checkpoint_key(row)
         self.checkpoints.setdefault(cid, {**row, "checkpoint_id": cid})
         return cid
 

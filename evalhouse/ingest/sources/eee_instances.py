@@ -7,10 +7,15 @@ first raw output is ``output``; the evaluation block is kept in ``scores`` and e
 (messages, answer attribution, token usage, performance, metadata, errors) in ``unmapped``. The
 aggregate file names the model and the harness and gives the aggregate result the instances
 belong to (``eval_run.aggregate``).
+
+The aggregate ``<uuid>.json`` is itself an EEE record: it loads as one, with or without its
+samples file (the loader validates it, migrates a legacy one, and quarantines one it refuses).
+Its instances name it by ``evaluation_id``, which ``eval_run.details`` keeps.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +24,7 @@ from evalhouse.ingest import bundle
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec
 from evalhouse.ingest.sources import _items as X
 from evalhouse.schema.items import content_sha256, eval_run_id, jtext
-from evalhouse.schema.records import ParseFailure, ParseItem
+from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 
 SOURCE = SourceSpec(
     key="eee-instances",
@@ -32,8 +37,9 @@ SOURCE = SourceSpec(
     cadence="manual",
     parser_version="eee-instances/1",
     collection="eee-instances",
-    description="Item-level EEE files: <uuid>_samples.jsonl with their aggregate <uuid>.json.",
+    description="EEE files: the aggregate <uuid>.json as a record, its <uuid>_samples.jsonl as item rows.",
     licence="MIT (EEE datastore)",
+    identity_from="id",
 )
 
 SAMPLES_RE = re.compile(r"^(?P<uuid>.+)_samples\.jsonl$")
@@ -55,7 +61,10 @@ plan = X.files_only
 
 
 def members(target: str | None, names: list[str]) -> list[str]:
-    pairs = [SAMPLES_RE.match(n)["uuid"] for n in names if SAMPLES_RE.match(n)]
+    pairs = sorted(
+        {SAMPLES_RE.match(n)["uuid"] for n in names if SAMPLES_RE.match(n)}
+        | {n.removesuffix(".json") for n in names if n.endswith(".json")}
+    )
     if target is not None:
         m = SAMPLES_RE.match(target)
         uuid = m["uuid"] if m else target.removesuffix(".json")
@@ -71,8 +80,18 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     if "" in files:
         files = {meta.label or "x_samples.jsonl": files.pop("")}
     sample_files = sorted(n for n in files if SAMPLES_RE.match(n))
-    if not sample_files:
-        raise ParseError("no <uuid>_samples.jsonl: nothing item-level to load")
+    aggregates = sorted(n for n in files if n.endswith(".json"))
+    if not sample_files and not aggregates:
+        raise ParseError("neither an aggregate <uuid>.json nor a <uuid>_samples.jsonl: nothing to load")
+    for name in aggregates:
+        record = X.json_doc(files[name], name)
+        samples = files.get(f"{name.removesuffix('.json')}_samples.jsonl")
+        yield ParsedRecord(
+            record=record,
+            locator=name,
+            samples_sha256=hashlib.sha256(samples).hexdigest() if samples is not None else None,
+            json_text=True,
+        )
     for name in sample_files:
         aggregate_name = f"{SAMPLES_RE.match(name)['uuid']}.json"
         aggregate = X.json_doc(files[aggregate_name], aggregate_name) if aggregate_name in files else None

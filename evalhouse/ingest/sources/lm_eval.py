@@ -1,5 +1,12 @@
 """EleutherAI lm-evaluation-harness output: ``results_<ts>.json`` plus ``samples_<task>_<ts>.jsonl``.
 
+Each task of the results file becomes one EEE record (:mod:`._harness`): one score per
+``"<metric>,<filter>"`` entry of ``results[task]``, with its ``<metric>_stderr,<filter>`` as the
+standard error, ``n-samples[task].effective`` as n, the direction from ``higher_is_better`` and
+the setup the file states (n-shot, the task version, a chat template or system instruction).
+A task's aggregate loads whether or not its samples file is there; a value that is not a number
+or a metric ``harness_metrics.yaml`` does not declare is quarantined with its key.
+
 One samples line becomes one ``item_response`` row, keeping what EEE's own converter drops: every
 choice's log-likelihood and greedy flag (``resps``), the choice texts and their lengths, the
 filtered answer for generation tasks, and every per-sample metric the harness wrote. ``acc`` and
@@ -23,7 +30,9 @@ from typing import Any
 
 from evalhouse.ingest import bundle
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec
+from evalhouse.ingest.sources import _harness as H
 from evalhouse.ingest.sources import _items as X
+from evalhouse.ingest.sources._board import Model, org_of
 from evalhouse.schema.items import content_sha256, eval_run_id, jtext
 from evalhouse.schema.records import ParseFailure, ParseItem
 
@@ -39,11 +48,14 @@ SOURCE = SourceSpec(
     parser_version="lm-eval/1",
     collection="lm-eval",
     description=(
-        "Item-level harness output: a results_<ts>.json with its samples_<task>_<ts>.jsonl files "
-        "(run with --log_samples). 'evalhouse ingest lm-eval DIR' or a results/samples file."
+        "Harness output: a results_<ts>.json (every task's aggregate scores) with its "
+        "samples_<task>_<ts>.jsonl files when run with --log_samples (item rows). "
+        "'evalhouse ingest lm-eval DIR' or a results/samples file."
     ),
     licence="as the log's producer states",
+    identity_from="id",
 )
+BOARD = H.board(SOURCE, "lm_eval")
 
 RESULTS_RE = re.compile(r"^results_(?P<ts>.+)\.json$")
 SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T[\d.:-]+)\.jsonl$")
@@ -58,6 +70,10 @@ MAPPED_LINE = {
     "metrics": "item_response.scores keys",
 }
 RUN_KEYS = ("results", "configs", "versions", "n-shot", "higher_is_better", "n-samples", "lm_eval_version", "date")
+#: Keys of ``results[task]`` that describe the task rather than hold a metric value.
+NOT_METRICS = frozenset({"alias", "name", "samples", "sample_len", "sample_count"})
+#: ``config.model`` values of models lm-eval loads from weights (the others call an API).
+LOCAL_MODELS = frozenset({"hf", "hf-auto", "huggingface", "hf-multimodal", "vllm", "vllm-vlm", "sglang", "mamba_ssm"})
 
 
 #: A harness log is read from files ('evalhouse ingest KEY PATH'): nothing to fetch.
@@ -82,25 +98,195 @@ def members(target: str | None, names: list[str]) -> list[str]:
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     files, _target = bundle.members(body)
-    if "" in files:  # one file, not a bundle
-        files = {meta.label or "results.json": files.pop("")}
+    if "" in files:  # one file, not a bundle: a samples file by its name, else a results file
+        label = meta.label or "results.json"
+        lone = files.pop("")
+        files = {label if (RESULTS_RE.match(label) or SAMPLES_RE.match(label)) else f"results_{label}.json": lone}
     results = {RESULTS_RE.match(n)["ts"]: n for n in files if RESULTS_RE.match(n)}
     samples = [(n, SAMPLES_RE.match(n)) for n in files if SAMPLES_RE.match(n)]
     if not results:
         raise ParseError("no results_<timestamp>.json: ingest the run directory or its results file")
-    if not samples:
-        raise ParseError("no samples_<task>_<timestamp>.jsonl: the run was made without --log_samples")
+    headers = {ts: X.json_doc(files[name], name) for ts, name in results.items()}
+    for ts, name in sorted(results.items()):
+        shas = {m["task"]: hashlib.sha256(files[n]).hexdigest() for n, m in samples if m["ts"] == ts}
+        yield from _aggregates(headers[ts], name, shas, meta)
     for name, m in sorted(samples, key=lambda s: s[0]):
         if m["ts"] not in results:
             yield ParseFailure(name, f"samples file without its results_{m['ts']}.json")
             continue
-        header = X.json_doc(files[results[m["ts"]]], results[m["ts"]])
-        yield from _task(header, m["task"], name, files[name])
+        yield from _task(headers[m["ts"]], m["task"], name, files[name])
+
+
+def metric_keys(cells: dict[str, Any]) -> list[str]:
+    """The keys of ``results[task]`` that hold a metric value (``"acc,none"``; not its stderr)."""
+    return [k for k in cells if k.strip() and k not in NOT_METRICS and not k.split(",", 1)[0].endswith("_stderr")]
+
+
+def _aggregates(header: Any, name: str, samples: dict[str, str], meta: FetchMeta) -> Iterator[ParseItem]:
+    """One record per task of ``results``, or a quarantined cell per value that cannot load."""
+    if not isinstance(header, dict) or not isinstance(header.get("results"), dict):
+        yield ParseFailure(name, "not an lm-eval results file: no 'results' object", None)
+        return
+    model = _model(header)
+    ckpt = X.checkpoint_key(_checkpoint(header))
+    for task, cells in header["results"].items():
+        where = f"{name}#results.{task}"
+        if not isinstance(cells, dict):
+            yield ParseFailure(where, f"results entry is {type(cells).__name__}, not an object", _dump(cells))
+            continue
+        keys = metric_keys(cells)
+        if not keys:
+            continue  # a group's placeholder row: no value to load
+        if model is None:
+            for key in keys:
+                yield ParseFailure(
+                    f"{where}.{key}", "the results file names no model (model_name, model_args pretrained=/model=)"
+                )
+            continue
+        results: list[dict[str, Any]] = []
+        for key in keys:
+            cell = _cell(header, task, key, cells)
+            if isinstance(cell, str):
+                yield ParseFailure(f"{where}.{key}", cell, _dump({key: cells[key]}))
+            else:
+                results.append(cell)
+        if not results:
+            continue
+        date = header.get("date")
+        task_row = H.Task(
+            eval_run_id=_run_id(header, task, ckpt),
+            model=model,
+            locator=where,
+            results=results,
+            evaluation_timestamp=_iso(date),
+            library_version=header.get("lm_eval_version"),
+            samples_sha256=samples.get(task),
+        )
+        yield H.record(BOARD, meta, task_row, _dump({task: cells}))
+
+
+def _cell(header: dict[str, Any], task: str, key: str, cells: dict[str, Any]) -> dict[str, Any] | str:
+    """One metric entry of ``results[task]`` as an EEE result, or why it cannot be one."""
+    metric, _, filt = key.partition(",")
+    value = H.number(cells[key])
+    if value is None:
+        return f"value {cells[key]!r} of {key!r} is not a number"
+    spec = H.metric_spec(SOURCE.key, metric)
+    if spec is None:
+        return H.undeclared(SOURCE.key, metric)
+    stated = _obj(_per_task(header, "higher_is_better", task)).get(metric)
+    lower = (not stated) if isinstance(stated, bool) else spec.lower_is_better
+    n = _obj(_per_task(header, "n-samples", task)).get("effective")
+    stderr_key = f"{metric}_stderr,{filt}" if filt else f"{metric}_stderr"
+    benchmark, subset = _item_names(header, task)
+    config = _obj(_per_task(header, "configs", task))
+    return BOARD.result(
+        H.dataset_url(config.get("dataset_path"), SOURCE.homepage),
+        dataset_name=benchmark,
+        evaluation_name=f"{benchmark} - {subset}" if subset else None,
+        result_id=f"{task}/{key}",
+        metric_id=spec.metric_id,
+        metric_name=metric,
+        unit=spec.unit,
+        bounds=spec.bounds,
+        lower_is_better=lower,
+        score=value,
+        uncertainty=H.uncertainty(stderr=cells.get(stderr_key), n=n if n is not None else _count(cells)),
+        details={"lm_eval_key": key, "task": task},
+        setup=_setup(header, task),
+        metric_parameters={"filter": filt} if filt and filt != "none" else None,
+    )
+
+
+def _count(cells: dict[str, Any]) -> Any:
+    """A group's sample count, which ``n-samples`` does not list: ``samples`` or ``sample_len``."""
+    return cells.get("samples") if cells.get("samples") is not None else cells.get("sample_len")
+
+
+def _setup(header: dict[str, Any], task: str) -> dict[str, str]:
+    """What the file states about how the task was run (the cell's setup)."""
+    stated = {
+        "shots": _per_task(header, "n-shot", task),
+        "task_version": _per_task(header, "versions", task),
+        "chat_template_sha": header.get("chat_template_sha"),
+        "system_instruction_sha": header.get("system_instruction_sha"),
+        "fewshot_as_multiturn": header.get("fewshot_as_multiturn") or None,
+    }
+    return {k: text for k, v in stated.items() if (text := H.setup_text(v)) is not None}
+
+
+def _model(header: dict[str, Any]) -> Model | None:
+    """The model the file names (the Hub repository for a local model), else None."""
+    config = _obj(header.get("config"))
+    model_id = header.get("model_name") or _pretrained(config.get("model_args"))
+    if not model_id:
+        return None
+    local = config.get("model") in LOCAL_MODELS
+    facts = {
+        "hf_repo_id": model_id if local else None,
+        "revision": config.get("model_sha") or config.get("model_revision"),
+        "num_parameters": H.setup_text(config.get("model_num_parameters")),
+        "model_dtype": H.setup_text(config.get("model_dtype")),
+        "lm_eval_model_type": H.setup_text(config.get("model")),
+    }
+    return Model(
+        id=str(model_id),
+        name=str(model_id),
+        developer=org_of(str(model_id)) if local else None,
+        details={k: str(v) for k, v in facts.items() if v},
+        deployment_type="self_deployed" if local else "unknown",
+        availability="open_weights" if local else "unknown",
+    )
+
+
+def _run_id(header: dict[str, Any], task: str, checkpoint_id: str) -> str:
+    """The harness run of ``task``: the same id for its record and its item rows."""
+    config = _obj(_per_task(header, "configs", task))
+    prompt_sha = hashlib.sha256(json.dumps(_template(config), sort_keys=True).encode()).hexdigest()
+    task_hash = _per_task(header, "task_hashes", task)
+    return eval_run_id(
+        "lm-eval", header.get("lm_eval_version"), task, task_hash, prompt_sha, checkpoint_id, header.get("date")
+    )
+
+
+def _template(config: dict[str, Any]) -> dict[str, Any]:
+    return {
+        k: config.get(k)
+        for k in (
+            "description",
+            "doc_to_text",
+            "doc_to_choice",
+            "doc_to_target",
+            "target_delimiter",
+            "fewshot_delimiter",
+        )
+    }
+
+
+def _per_task(header: dict[str, Any], key: str, task: str) -> Any:
+    """``header[key][task]``, or None where the file has no such table."""
+    return _obj(header.get(key)).get(task)
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """A JSON object of the file, or an empty one where the file has something else."""
+    return value if isinstance(value, dict) else {}
+
+
+def _iso(date: Any) -> str | None:
+    if isinstance(date, int | float) and not isinstance(date, bool):
+        return datetime.fromtimestamp(float(date), UTC).isoformat()
+    return str(date) if date else None
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)[:2000]
 
 
 def _checkpoint(header: dict[str, Any]) -> dict[str, Any]:
-    config = header.get("config") or {}
-    model = header.get("model_name") or _pretrained(config.get("model_args")) or config.get("model") or "unknown"
+    config = _obj(header.get("config"))
+    # never the model type ("hf"): a file that names no model is an unknown checkpoint
+    model = header.get("model_name") or _pretrained(config.get("model_args")) or "unknown"
     sha = config.get("model_sha")
     revision = config.get("model_revision")
     return {
@@ -114,49 +300,37 @@ def _checkpoint(header: dict[str, Any]) -> dict[str, Any]:
 
 
 def _pretrained(args: Any) -> str | None:
+    """The model ``model_args`` names: ``pretrained=`` (weights), else ``model=`` (an API model)."""
     if isinstance(args, str):
-        for part in args.split(","):
-            if part.startswith("pretrained="):
-                return part.removeprefix("pretrained=")
+        parts = dict(p.split("=", 1) for p in args.split(",") if "=" in p)
+        return parts.get("pretrained") or parts.get("model") or None
     if isinstance(args, dict):
-        return args.get("pretrained")
+        return args.get("pretrained") or args.get("model")
     return None
 
 
 def _run_row(header: dict[str, Any], task: str, checkpoint_id: str, samples_name: str) -> dict[str, Any]:
-    config = (header.get("configs") or {}).get(task) or {}
-    template = {
-        k: config.get(k)
-        for k in (
-            "description",
-            "doc_to_text",
-            "doc_to_choice",
-            "doc_to_target",
-            "target_delimiter",
-            "fewshot_delimiter",
-        )
-    }
-    prompt_sha = hashlib.sha256(json.dumps(template, sort_keys=True).encode()).hexdigest()
+    config = _obj(_per_task(header, "configs", task))
+    prompt_sha = hashlib.sha256(json.dumps(_template(config), sort_keys=True).encode()).hexdigest()
     date = header.get("date")
     evaluated = datetime.fromtimestamp(float(date), UTC).isoformat() if isinstance(date, int | float) else date
     aggregate = {
-        "results": (header.get("results") or {}).get(task),
-        "n-samples": (header.get("n-samples") or {}).get(task),
-        "higher_is_better": (header.get("higher_is_better") or {}).get(task),
-        "versions": (header.get("versions") or {}).get(task),
+        "results": _per_task(header, "results", task),
+        "n-samples": _per_task(header, "n-samples", task),
+        "higher_is_better": _per_task(header, "higher_is_better", task),
+        "versions": _per_task(header, "versions", task),
     }
     details = {k: v for k, v in header.items() if k not in RUN_KEYS}
     version = header.get("lm_eval_version")
-    task_hash = (header.get("task_hashes") or {}).get(task)
     return {
-        "eval_run_id": eval_run_id("lm-eval", version, task, task_hash, prompt_sha, checkpoint_id, date),
+        "eval_run_id": _run_id(header, task, checkpoint_id),
         "harness": "lm-evaluation-harness",
         "harness_version": version,
         "task": task,
         "checkpoint_id": checkpoint_id,
         "task_config": jtext(config),
         "prompt_template_sha256": prompt_sha,
-        "n_shot": (header.get("n-shot") or {}).get(task),
+        "n_shot": _per_task(header, "n-shot", task),
         "evaluated_at": evaluated,
         "aggregate": jtext(aggregate),
         "details": jtext(details),
@@ -165,11 +339,22 @@ def _run_row(header: dict[str, Any], task: str, checkpoint_id: str, samples_name
 
 
 def _item_names(header: dict[str, Any], task: str) -> tuple[str, str]:
-    """(benchmark, subtask): a task listed under a group is that group's subtask."""
-    for group, subtasks in (header.get("group_subtasks") or {}).items():
-        if task in (subtasks or []) and group != task:
-            return group, task
-    return task, ""
+    """(benchmark, subtask): a task is a subtask of the group above it that scores it, up to the
+    highest such group (``mmlu_abstract_algebra`` under ``mmlu_stem`` under ``mmlu``: MMLU). A
+    group with no score of its own only bundles its tasks (``leaderboard`` over
+    ``leaderboard_bbh``, which is the benchmark of its subtasks); a task under none is its own."""
+    parents = {
+        sub: group
+        for group, subtasks in _obj(header.get("group_subtasks")).items()
+        for sub in (subtasks if isinstance(subtasks, list) else [])
+        if sub != group
+    }
+    results = _obj(header.get("results"))
+    root, seen = task, {task}
+    while (parent := parents.get(root)) is not None and parent not in seen and metric_keys(_obj(results.get(parent))):
+        root = parent
+        seen.add(root)
+    return (root, task) if root != task else (task, "")
 
 
 def _task(header: dict[str, Any], task: str, name: str, body: bytes) -> Iterator[ParseItem]:
@@ -177,10 +362,10 @@ def _task(header: dict[str, Any], task: str, name: str, body: bytes) -> Iterator
     b.fields({f"samples.{k}": v for k, v in MAPPED_LINE.items()})
     ckpt = b.checkpoint(_checkpoint(header))
     run = b.eval_run(_run_row(header, task, ckpt, name))
-    config = (header.get("configs") or {}).get(task) or {}
+    config = _obj(_per_task(header, "configs", task))
     benchmark, subtask = _item_names(header, task)
     split = config.get("test_split") or config.get("validation_split") or ""
-    revision = (config.get("dataset_kwargs") or {}).get("revision")
+    revision = _obj(config.get("dataset_kwargs")).get("revision")
     delimiter = config.get("target_delimiter", " ")
     lines = 0
     for n, obj in X.jsonl(body, name):

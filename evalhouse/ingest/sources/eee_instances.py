@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from evalhouse.ingest import bundle
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec
+from evalhouse.ingest.source import FetchMeta, ParseError, Recording, SourceSpec
 from evalhouse.ingest.sources import _items as X
 from evalhouse.schema.items import content_sha256, eval_run_id, jtext
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
@@ -40,6 +40,16 @@ SOURCE = SourceSpec(
     description="EEE files: the aggregate <uuid>.json as a record, its <uuid>_samples.jsonl as item rows.",
     licence="MIT (EEE datastore)",
     identity_from="id",
+    verified_on=Recording(
+        repository="evaleval/every_eval_ever (tests/data/skill_reference_conversion/)",
+        commit="9bce4136e789ec006c62582f5f9d107d20f8b398",
+        recorded="2026-08-13",
+        licence="MIT",
+        files=(
+            "shared:formats/eee/demo-source/demo-org/demo-model/f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40.json",
+            "shared:formats/eee/demo-source/demo-org/demo-model/f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40_samples.jsonl",
+        ),
+    ),
 )
 
 SAMPLES_RE = re.compile(r"^(?P<uuid>.+)_samples\.jsonl$")

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from evalhouse.ingest import bundle
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec
+from evalhouse.ingest.source import FetchMeta, ParseError, Recording, SourceSpec
 from evalhouse.ingest.sources import _harness as H
 from evalhouse.ingest.sources import _items as X
 from evalhouse.ingest.sources._board import Model, org_of
@@ -53,6 +53,17 @@ SOURCE = SourceSpec(
     ),
     licence="as the run's producer states",
     identity_from="id",
+    verified_on=Recording(
+        repository="evaleval/every_eval_ever (tests/data/helm/)",
+        commit="9bce4136e789ec006c62582f5f9d107d20f8b398",
+        recorded="2026-08-13",
+        licence="MIT",
+        files=(
+            "shared:formats/helm/mmlu-philosophy-gpt2",
+            "shared:formats/helm/hellaswag-pythia-1b",
+            "shared:formats/helm/narrative-qa-gpt2",
+        ),
+    ),
 )
 BOARD = H.board(SOURCE, "helm")
 

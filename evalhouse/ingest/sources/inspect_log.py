@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from evalhouse.ingest import bundle
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec
+from evalhouse.ingest.source import FetchMeta, ParseError, Recording, SourceSpec
 from evalhouse.ingest.sources import _harness as H
 from evalhouse.ingest.sources import _items as X
 from evalhouse.ingest.sources._board import Model, org_of
@@ -53,6 +53,21 @@ SOURCE = SourceSpec(
     ),
     licence="as the log's producer states",
     identity_from="id",
+    verified_on=Recording(
+        repository="evaleval/every_eval_ever (tests/data/inspect/)",
+        commit="9bce4136e789ec006c62582f5f9d107d20f8b398",
+        recorded="2026-08-13",
+        licence="MIT",
+        files=(
+            "shared:formats/inspect/data_arc_qwen.json",
+            "shared:formats/inspect/data_arc_sonnet.json",
+            "shared:formats/inspect/data_cvebench_empty_choices.json",
+            "shared:formats/inspect/data_cyse2_vuln_exploit_challenges.json",
+            "shared:formats/inspect/data_intercode_ctf_local_path.json",
+            "shared:formats/inspect/data_pubmedqa_gpt4o_mini.json",
+            "shared:formats/inspect/data_with_llm_scoring.json",
+        ),
+    ),
 )
 BOARD = H.board(SOURCE, "inspect_ai")
 _MAPPING = load_mapping("inspect_log.yaml")

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from evalhouse.ingest import bundle
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec
+from evalhouse.ingest.source import FetchMeta, ParseError, Recording, SourceSpec
 from evalhouse.ingest.sources import _harness as H
 from evalhouse.ingest.sources import _items as X
 from evalhouse.ingest.sources._board import Model, org_of
@@ -54,6 +54,19 @@ SOURCE = SourceSpec(
     ),
     licence="as the log's producer states",
     identity_from="id",
+    verified_on=Recording(
+        repository="EleutherAI/lm-evaluation-harness (tests/models/results_deleteme/…, tests/testdata/)",
+        commit="7be00f3b3bfb51237dcb723f75d28802649f001a",
+        recorded="2025-03-05",
+        licence="MIT",
+        files=(
+            "fixtures:lm-eval/results_2025-01-21T00-40-03.356274.json",
+            "fixtures:lm-eval/cpu_group_regression_expected.json",
+            # and, with ../shared, a results file and its samples from the EEE repository's tests
+            "shared:formats/lm_eval/results_2026-01-21T03-44-18.458309.json",
+            "shared:formats/lm_eval/samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl",
+        ),
+    ),
 )
 BOARD = H.board(SOURCE, "lm_eval")
 

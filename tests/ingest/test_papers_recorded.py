@@ -66,15 +66,15 @@ def loaded(tmp_path_factory: pytest.TempPathFactory):
 def test_every_number_of_a_real_table_is_loaded_as_printed_or_refused_by_position(loaded, paper: str) -> None:
     _result, wh = loaded
     cells = numbers((RECORDED / TABLES[paper]).read_text(encoding="utf-8"))
+    result_detail = "json_extract_string(e.record, '$.evaluation_results[' || s.result_index || '].{}')"
+    sql = (
+        f"SELECT {result_detail.format('score_details.details.row')},"
+        f" {result_detail.format('score_details.details.column')}, s.raw_value"
+        " FROM score s JOIN evaluation e USING (evaluation_id)"
+        " WHERE s.source_key = 'papers' AND e.record->>'$.source_metadata.additional_details.arxiv_id' = ?"
+    )
     scores = {
-        (int(row), int(col)): value
-        for row, col, value in wh.con.execute(
-            "SELECT json_extract_string(e.record, '$.evaluation_results[' || s.result_index || '].score_details.details.row'),"
-            " json_extract_string(e.record, '$.evaluation_results[' || s.result_index || '].score_details.details.column'),"
-            " s.raw_value FROM score s JOIN evaluation e USING (evaluation_id)"
-            " WHERE s.source_key = 'papers' AND e.record->>'$.source_metadata.additional_details.arxiv_id' = ?",
-            [paper.removesuffix("v1")],
-        ).fetchall()
+        (int(row), int(col)): value for row, col, value in wh.con.execute(sql, [paper.removesuffix("v1")]).fetchall()
     }
     refused = {
         (int(m[1]), int(m[2]))
@@ -93,8 +93,8 @@ def test_spot_values_of_the_deepseek_r1_table(loaded) -> None:
     _result, wh = loaded
     got = set(
         wh.con.execute(
-            "SELECT e.model_source_id, s.benchmark_raw, s.raw_value FROM score s JOIN evaluation e USING (evaluation_id)"
-            " WHERE s.source_key = 'papers'"
+            "SELECT e.model_source_id, s.benchmark_raw, s.raw_value"
+            " FROM score s JOIN evaluation e USING (evaluation_id) WHERE s.source_key = 'papers'"
         ).fetchall()
     )
     for spot in [

@@ -45,6 +45,9 @@ DEFAULTS: dict[str, Any] = {
     "bounds": True,  # a value outside its registry metric's bounds fails the run
     "max_scale_ratio": 10.0,  # a benchmark's median moving 10x (or 1/10) since the last run fails
     "max_quarantine_share": 0.25,  # a run that would quarantine more than a quarter of its rows fails
+    # True for a paginated API: every page its follow() finds continues one listing, so a page not
+    # fetched fails the run (the listing is incomplete) instead of loading it as partial.
+    "pagination": False,
 }
 #: A benchmark's median is compared only when both runs have at least this many values for it.
 MIN_VALUES_FOR_SCALE = 3
@@ -258,6 +261,27 @@ def bot_check(ev: Evidence) -> Verdict | None:
         if marker := next((m for m in BOT_MARKERS if m in text), None):
             return Verdict("bot_check", "failed", f"bot check page at {failure.url} ({marker!r})", (failure.url,))
     return None
+
+
+@guard
+def pagination_unfinished(ev: Evidence) -> Verdict | None:
+    """A paginated listing not followed to its last page: a fetched page said more follow
+    (``has_more``, a cursor) but the next page was not fetched. Never ``partial``, never
+    ``completed``: what loaded would look like the whole listing."""
+    if not ev.policy.get("pagination"):
+        return None
+    left = [f for f in ev.failures if not f.planned]
+    if not left:
+        return None
+    first = left[0]
+    more = f" (+{len(left) - 1} more)" if len(left) > 1 else ""
+    return Verdict(
+        "pagination",
+        "failed",
+        f"pagination not exhausted: a fetched page says more follow, but the next page {first.url} was not"
+        f" fetched ({first.key}: {first.message}){more}{ev.hint}",
+        tuple(f.url for f in left),
+    )
 
 
 @guard

@@ -137,6 +137,9 @@ def _gather_http(client: HttpClient, run: SourceRun, requests: list[FetchRequest
             if _url_key(nxt) not in seen:
                 seen.add(_url_key(nxt))
                 queue.append((_inherit(request, nxt), False))
+    for request, planned in queue:  # left over at the page limit: named, never dropped
+        reason = f"not fetched: the run reached its limit of {MAX_FOLLOWED_PAGES} pages"
+        got.failures.append(guards.Failure(request.url, "page_limit", reason, None, planned))
     return got
 
 

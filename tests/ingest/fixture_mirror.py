@@ -103,6 +103,10 @@ def payloads(shared: Path) -> dict[str, bytes]:
     out[aider_polyglot.URL] = (f / "aider-polyglot/polyglot_leaderboard.yml").read_bytes()
     for name, path in llm_stats.ENDPOINTS.items():
         out[llm_stats.BASE + path] = (f / f"llm-stats/{name}.json").read_bytes()
+    page2 = f / "llm-stats/scores_page2.json"
+    out[llm_stats.scores_page_url(json.loads((f / "llm-stats/scores.json").read_text())["next_cursor"])] = (
+        page2.read_bytes()
+    )
     return out
 
 

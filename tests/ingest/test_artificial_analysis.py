@@ -57,6 +57,8 @@ AA_BENCHMARKS = {
     "math_500": "math_500",
     "aime": "aime",
     "aime_25": "aime_2025",
+    "codingIndex": "aa_coding_index_v4",
+    "agenticIndex": "aa_agentic_index_v4",
 }
 IMPOSSIBLE_VALUES: list[tuple[str, str, float]] = []  # none in the 2026-07-06 snapshot
 
@@ -380,8 +382,9 @@ def test_api_nan_literal_and_non_object_models():
 
 
 def test_plan_uses_the_api_only_with_a_key():
-    (req,) = aa.plan(SourceState(env={aa.API_KEY_ENV: "sk-test-123"}))
-    assert req.url == aa.API_URL and req.headers["x-api-key"] == "sk-test-123"
+    (req,) = aa.plan(SourceState(env={aa.API_KEY_ENV: "sk-test-123"}, etags={aa.api_page_url(1): '"e0"'}))
+    assert req.url == f"{aa.API_URL}?page=1" and req.headers["x-api-key"] == "sk-test-123"
+    assert req.etag is None  # page 1 unchanged says nothing of the pages after it
     assert "x-api-key" in req.secret_headers
     assert req.redacted_params()["headers"]["x-api-key"] != "sk-test-123"
     (page,) = aa.plan(SourceState(env={}, etags={aa.PAGE_URL: '"e1"'}))

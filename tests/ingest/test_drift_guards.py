@@ -416,7 +416,8 @@ def test_cli_accept_drift_flag(board_mirror: Path, tmp_path: Path) -> None:
 
 def test_adding_a_guard_is_one_function() -> None:
     names = [g.__name__ for g in guards.GUARDS]
-    assert names[:3] == ["bot_check", "fetch_faults", "unreadable"] and "rows_dropped" in names
+    assert names[:4] == ["bot_check", "pagination_unfinished", "fetch_faults", "unreadable"]
+    assert "rows_dropped" in names
 
     @guard_probe
     def always(ev: guards.Evidence) -> guards.Verdict | None:
@@ -430,3 +431,17 @@ def test_adding_a_guard_is_one_function() -> None:
 
 
 guard_probe = guards.guard
+
+
+def test_an_unfetched_next_page_of_a_paginated_listing_fails_and_elsewhere_is_partial() -> None:
+    page = guards.Page("https://api.example/list?page=1", b"{}", "application/json")
+    gone = guards.Failure("https://api.example/list?page=2", "http_status", "HTTP 404: Not Found", 404, planned=False)
+    paginated = guards.Evidence("x", [page], [gone], None, {**guards.DEFAULTS, "pagination": True})
+    decisive = guards.outcome(guards.evaluate(paginated))
+    assert (decisive.guard, decisive.outcome) == ("pagination", "failed")
+    assert "pagination not exhausted" in decisive.reason and "list?page=2" in decisive.reason
+    assert decisive.urls == ("https://api.example/list?page=2",)
+    linked = guards.Evidence("x", [page], [gone], None)  # a followed link of a site, not a listing
+    assert guards.outcome(guards.evaluate(linked)).outcome == "partial"
+    planned = guards.Failure("https://api.example/other", "http_status", "HTTP 404", 404, planned=True)
+    assert guards.pagination_unfinished(guards.Evidence("x", [page], [planned], None, {"pagination": True})) is None

@@ -56,7 +56,7 @@ def expected_rows(shared: Path) -> dict[str, int]:
     }  # the second cell of each row
     helm = sum(len(json.loads(p.read_text())[0]["rows"]) for p in (f / "helm").glob("*_core_scenarios.json"))
     livebench = sum(len(list(csv.DictReader(p.open()))) for p in (f / "livebench").glob("table_*.csv"))
-    scores = json.loads((f / "llm-stats/scores.json").read_text())["scores"]
+    score_pages = [json.loads((f / f"llm-stats/{p}.json").read_text())["scores"] for p in ("scores", "scores_page2")]
     return {
         "swallow-leaderboard": swallow,
         "lexam": len(lexam_labels),
@@ -71,7 +71,8 @@ def expected_rows(shared: Path) -> dict[str, int]:
         ),
         "mercor-eval": len(json.loads((shared / MERCOR).read_text())["leaderboards"]["rows"]),
         "vectara-hallucination-leaderboard": len(json.loads((shared / VECTARA).read_text())),
-        "llm-stats": len({(s["model_id"], s["self_reported"]) for s in scores}),
+        # one record per (model, claim kind) on each scores page
+        "llm-stats": sum(len({(s["model_id"], s["is_self_reported"]) for s in page}) for page in score_pages),
     }
 
 

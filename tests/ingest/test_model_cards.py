@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from httpserver import Reply
-from hubcards import EXPECTED_RESULTS, api_body, client_for, facts, hub_payloads, mirror_url, serve_hub
+from hubcards import EXPECTED_RESULTS, api_body, client_for, facts, front_matter, hub_payloads, mirror_url, serve_hub
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
@@ -275,3 +275,43 @@ def test_a_redirect_to_a_login_page_fails_the_run(wh: Warehouse, store: RawStore
     assert result.status == "failed"
     assert "login page" in result.error and "gated or private" in result.error
     assert wh.scalar("SELECT count(*) FROM evaluation") == 0
+
+
+def test_every_model_index_value_of_the_recorded_cards_is_accounted_for(
+    wh: Warehouse, store: RawStore, shared: Path, tmp_path: Path
+) -> None:
+    """The source's ``verified_on`` cards, counted from their own YAML (not the parser) and loaded
+    through the Hub API path over loopback: loaded + quarantined + duplicate = every value."""
+    recorded = [shared / ref.removeprefix("shared:") for ref in mc.SOURCE.verified_on.files]
+    assert sorted(p.name for p in recorded) == sorted(p.name for p in _cards(shared).values())
+    values = [
+        metric["value"]
+        for path in recorded
+        for entry in front_matter(path.read_text(encoding="utf-8"))["model-index"]
+        for result in entry["results"]
+        for metric in result["metrics"]
+    ]
+    assert len(values) == 48
+    with serve_hub(tmp_path / "hub", hub_payloads(shared)) as srv:
+        result = refresh_targets(
+            wh, store, "model-card", list(EXPECTED_RESULTS), RefreshOptions(client_factory=client_for(srv))
+        )
+    r = result.report
+    assert r.scores_loaded + r.scores_quarantined + r.scores_in_duplicates == len(values)
+    assert r.scores_loaded >= 0.99 * len(values)
+    got = set(
+        wh.con.execute(
+            "SELECT e.model_source_id, s.raw_value FROM score s JOIN evaluation e USING (evaluation_id)"
+            " WHERE s.source_key = 'model-cards'"
+        ).fetchall()
+    )
+    # read off the cards' front matter (first values of four cards, and calme's GPQA)
+    for spot in [
+        ("UCLA-AGI/Llama-3-Instruct-8B-SPPO-Iter3", 68.28),
+        ("UCLA-AGI/Llama-3-Instruct-8B-SPPO-Iter3", 29.74),
+        ("alpindale/WizardLM-2-8x22B", 52.72),
+        ("SeaLLMs/SeaLLMs-v3-7B-Chat", 43.77),
+        ("BEE-spoke-data/smol_llama-220M-GQA", 24.83),
+        ("MaziyarPanahi/calme-2.3-phi3-4b", 9.06),
+    ]:
+        assert spot in got, spot

@@ -22,7 +22,9 @@ from typer.testing import CliRunner
 from evalhouse.cli import app
 from evalhouse.ingest.catalog import catalog
 from evalhouse.ingest.http import HttpClient
+from evalhouse.ingest.mirror import mirror_relpath
 from evalhouse.ingest.pinned import AA_CSV, EPOCH_DIR, epoch_zip, mirror_from_shared
+from evalhouse.ingest.sources.artificial_analysis import api_page_url
 from evalhouse.pipeline import refresh as R
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.pipeline.reparse import reparse
@@ -360,7 +362,7 @@ def _bad_cells(zip_bytes: bytes, name: str, values: list[str]) -> bytes:
 def test_an_api_body_that_is_html_fails_the_source(
     wh: Warehouse, store: RawStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    api = "/m/artificialanalysis.ai/api/v2/data/llms/models"
+    api = f"/m/{mirror_relpath(api_page_url(1))}"
     with serve(
         {api: Reply(200, b"<html><body>Please log in</body></html>", headers={"Content-Type": "text/html"})}
     ) as srv:

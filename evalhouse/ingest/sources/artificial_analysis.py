@@ -18,9 +18,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, Recording, SourceSpec, SourceState
+from evalhouse.ingest.source import FetchMeta, LayoutChanged, ParseError, Recording, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._common import CellError
 from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, ParseFailure, ParseItem
@@ -33,6 +34,10 @@ FORMS: tuple[Form, ...] = ("csv", "page", "api")
 _MAPPING = common.load_mapping(MAPPING_FILE)
 PAGE_URL: str = _MAPPING["page_url"]
 API_URL: str = _MAPPING["api_url"]
+INDEX_MAJOR_VERSION: int = int(_MAPPING["index_major_version"])
+CREATOR_SLUGS: Mapping[str, str] = dict(_MAPPING["creator_slugs"])
+#: The Data API is paginated: every page follow() finds continues one listing (pipeline/guards.py).
+DRIFT = {"pagination": True}
 
 SOURCE = SourceSpec(
     key="artificial-analysis",
@@ -56,13 +61,18 @@ SOURCE = SourceSpec(
         "Artificial Analysis site terms (attribution to https://artificialanalysis.ai required); "
         "the paper-000 CSV is CC BY 4.0 from its parser, with AA as the source of every score"
     ),
-    # the leaderboard page's model array captured 2026-07-06 and flattened to CSV (548 configurations)
+    # the leaderboard page's model array captured 2026-07-06 and flattened to CSV (548 configurations);
+    # beside it, page 1 of 3 of the free Data API (200 models), recorded byte for byte from
+    # cezaryt5/ciri data/artificial_analysis.json @ 487ef161 (2026-06-27): tests/fixtures/artificial-analysis/SOURCE.md
     verified_on=Recording(
         repository="louisyzhu/frontier-ai-economic-validity (data/raw/aa_models_raw_parsed.csv)",
         commit="c5d939e26ca573c9ce1aa2fdbe3502d1546006b7",
         recorded="2026-07-06",
         licence="CC BY 4.0",
-        files=("shared:datasets/artificial-analysis-2026-07-06/aa_models_raw_parsed.csv",),
+        files=(
+            "shared:datasets/artificial-analysis-2026-07-06/aa_models_raw_parsed.csv",
+            "fixtures:artificial-analysis/language_models_free_page1.json",
+        ),
     ),
 )
 
@@ -142,19 +152,42 @@ def csv_columns() -> tuple[str, ...]:
 
 
 def plan(state: SourceState) -> list[FetchRequest]:
-    """The Data API when a key is configured (sent as a declared secret header), else the page."""
+    """The Data API's first page when a key is configured (sent as a declared secret header), else
+    the public page. The API's later pages come from :func:`follow`; its first page is fetched
+    unconditionally, since a 304 on page 1 says nothing of the pages after it."""
     key = state.env.get(API_KEY_ENV)
     if key:
         return [
             FetchRequest(
-                url=API_URL,
+                url=api_page_url(1),
                 headers={"x-api-key": key, "accept": "application/json"},
                 secret_headers=frozenset({"x-api-key"}),
                 label="api",
-                **state.conditional(API_URL),
             )
         ]
     return [FetchRequest(url=PAGE_URL, label="page", **state.conditional(PAGE_URL))]
+
+
+def api_page_url(page: int, url: str = API_URL) -> str:
+    """``url`` asking for page ``page`` (its other query parameters kept)."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "page"]
+    return urlunsplit(parts._replace(query=urlencode([*query, ("page", str(page))])))
+
+
+def follow(body: bytes, *, meta: FetchMeta) -> list[FetchRequest]:
+    """The next page of a paginated API response (``pagination.has_more``), else nothing.
+
+    Pure: the next page's URL is the fetched one with ``page`` + 1. A payload whose pagination
+    does not read raises :class:`ParseError` (its parse says why, and the refresh fails the run).
+    """
+    text = body.decode("utf-8-sig", errors="replace").lstrip()
+    if not text.startswith("{"):
+        return []
+    pagination = _pagination(_api_document(text), meta)
+    if pagination is None or not pagination.has_more:
+        return []
+    return [FetchRequest(url=api_page_url(pagination.page + 1, meta.url), label=meta.label or "api")]
 
 
 # --------------------------------------------------------------------------------------------
@@ -166,7 +199,10 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     text = common.decode_text(body, "the Artificial Analysis payload")
     head = text.lstrip()[:200]
     if head.startswith(("{", "[")):
-        yield from _parse_models(_api_models(text), "api", "data", meta)
+        doc = _api_document(text)
+        _pagination(doc, meta)  # a page that does not say where it sits in the listing is refused
+        envelope = _envelope_details(doc)
+        yield from _parse_models(doc["data"], "api", "data", meta, envelope)
     elif _HTML_RE.match(head) or "self.__next_f" in text:
         if _expects_json(meta):
             title = re.search(r"<title>(.*?)</title>", text, re.IGNORECASE | re.DOTALL)
@@ -186,7 +222,7 @@ def _expects_json(meta: FetchMeta) -> bool:
 # -- API ----------------------------------------------------------------------------------------
 
 
-def _api_models(text: str) -> list[Any]:
+def _api_document(text: str) -> dict[str, Any]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -196,7 +232,58 @@ def _api_models(text: str) -> list[Any]:
     if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
         keys = sorted(doc)[:10] if isinstance(doc, dict) else type(doc).__name__
         raise ParseError(f'the AA API body has no "data" list of models (found {keys})')
-    return doc["data"]
+    return doc
+
+
+@dataclass(frozen=True)
+class Pagination:
+    page: int
+    total_pages: int
+    has_more: bool
+
+
+def _pagination(doc: Mapping[str, Any], meta: FetchMeta) -> Pagination | None:
+    """Where an API page sits in its listing, checked against itself and the URL it was fetched
+    from; ``None`` for a response without pagination (the legacy endpoint's one list).
+
+    A page whose ``has_more`` contradicts ``page``/``total_pages``, or that is not the page asked
+    for (an API ignoring ``page`` would serve page 1 forever), is a layout change: following it
+    could neither reach the end nor know it had."""
+    raw = doc.get("pagination")
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise LayoutChanged(f"layout changed: the AA API pagination is {raw!r}, not an object")
+    page, total, more = raw.get("page"), raw.get("total_pages"), raw.get("has_more")
+    if not (_count(page) and _count(total) and isinstance(more, bool)):
+        raise LayoutChanged(
+            f"layout changed: the AA API pagination {dict(raw)} lacks page/total_pages (counts) or has_more (a bool)"
+        )
+    if more != (page < total):
+        raise LayoutChanged(f"layout changed: the AA API says page {page} of {total} with has_more={more}")
+    asked = dict(parse_qsl(urlsplit(meta.url).query)).get("page", "1")
+    if asked != str(page):
+        raise LayoutChanged(f"layout changed: {meta.url} asked for page {asked} and the AA API answered page {page}")
+    return Pagination(page, total, more)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _envelope_details(doc: Mapping[str, Any]) -> dict[str, str]:
+    """Facts of the whole API page its index scores carry (the index version), checked against
+    the version the registry's benchmark stands for."""
+    version = doc.get("intelligence_index_version")
+    if version is None:
+        return {}
+    major = str(version).split(".")[0]
+    if major != str(INDEX_MAJOR_VERSION):
+        raise LayoutChanged(
+            f"layout changed: the AA API serves Intelligence Index version {version}; the registry's benchmark is "
+            f"v{INDEX_MAJOR_VERSION} (a new version is a new benchmark: register it, then set index_major_version)"
+        )
+    return {"intelligence_index_version": str(version)}
 
 
 # -- page -----------------------------------------------------------------------------------------
@@ -291,13 +378,15 @@ def _parse_csv(text: str, meta: FetchMeta) -> Iterator[ParseItem]:
 # -- one model --------------------------------------------------------------------------------
 
 
-def _parse_models(models: list[Any], form: Form, prefix: str, meta: FetchMeta) -> Iterator[ParseItem]:
+def _parse_models(
+    models: list[Any], form: Form, prefix: str, meta: FetchMeta, envelope: Mapping[str, str] | None = None
+) -> Iterator[ParseItem]:
     for i, model in enumerate(models):
         if not isinstance(model, dict):
             payload = common.row_payload({"value": model})
             yield ParseFailure(f"{prefix}[{i}]", f"expected a model object, got {type(model).__name__}", payload)
             continue
-        yield from _parse_model(model, form, f"{prefix}[{i}] slug={model.get('slug')}", meta)
+        yield from _parse_model(model, form, f"{prefix}[{i}] slug={model.get('slug')}", meta, envelope or {})
 
 
 def _get(model: Mapping[str, Any], spec: Field | None, form: Form) -> Any:
@@ -360,12 +449,17 @@ class _Reader:
             return None
 
 
-def _parse_model(model: Mapping[str, Any], form: Form, locator: str, meta: FetchMeta) -> Iterator[ParseItem]:
+def _parse_model(
+    model: Mapping[str, Any], form: Form, locator: str, meta: FetchMeta, envelope: Mapping[str, str] | None = None
+) -> Iterator[ParseItem]:
     reader = _Reader(model, form, locator)
-    results = [r for bench in BENCHMARKS if (r := _result(reader, bench)) is not None]
+    results = [r for bench in BENCHMARKS if (r := _result(reader, bench, envelope or {})) is not None]
     model_info = _model_info(reader)
+    unreadable = not results and bool(reader.failures)  # only bad cells: the failures say it all
+    if form == "api":
+        _undeclared_evaluations(reader)
     yield from reader.failures
-    if not results and reader.failures:
+    if unreadable:
         return
     # A listed configuration with no score yet is still a configuration of the leaderboard: its
     # facts (creator, release date, parameters) load as a record with no results.
@@ -389,13 +483,15 @@ def _parse_model(model: Mapping[str, Any], form: Form, locator: str, meta: Fetch
     )
 
 
-def _result(reader: _Reader, bench: Benchmark) -> dict[str, Any] | None:
+def _result(reader: _Reader, bench: Benchmark, envelope: Mapping[str, str]) -> dict[str, Any] | None:
     score = reader.read(bench.value, "score", bench.unit)
     if score is None:
         return None
     low = reader.read(bench.ci_low, "score", bench.unit)
     high = reader.read(bench.ci_high, "score", bench.unit)
     details = {k: v for k, spec in bench.details.items() if (v := reader.read(spec, spec.type)) is not None}
+    if bench.metric == "index":
+        details.update(envelope)
     return common.score_result(
         source_key=SOURCE.key,
         dataset_name=bench.key,
@@ -418,7 +514,7 @@ def _model_info(reader: _Reader) -> dict[str, Any] | None:
         k: reader.read(IDENTITY[k], "text") for k in ("aa_model_id", "slug", "name", "creator_name", "creator_slug")
     }
     slug = ident["slug"] or (common.slugify(ident["name"]) if ident["name"] else None)
-    creator = ident["creator_slug"] or (common.slugify(ident["creator_name"]) if ident["creator_name"] else None)
+    creator = ident["creator_slug"] or _creator_slug(ident["creator_name"])
     name = ident["name"] or slug
     if not (name and slug and creator):
         return None
@@ -443,3 +539,33 @@ def _model_info(reader: _Reader) -> dict[str, Any] | None:
         info["developer"] = ident["creator_name"]
     info["additional_details"] = details
     return info
+
+
+def _creator_slug(name: str | None) -> str | None:
+    """AA's slug of a creator the API names without one: its declared slug, else the name slugified."""
+    if not name:
+        return None
+    return CREATOR_SLUGS.get(name) or common.slugify(name)
+
+
+#: The ``evaluations`` fields the mapping reads in the API form (``gdpval_breakdown`` for its Elo).
+_API_EVALUATIONS = frozenset(
+    path.split(".")[1]
+    for bench in BENCHMARKS
+    for spec in (bench.value, bench.ci_low, bench.ci_high, *bench.details.values())
+    if spec is not None and (path := spec.path("api") or "").startswith("evaluations.")
+)
+
+
+def _undeclared_evaluations(reader: _Reader) -> None:
+    """An evaluation the API returns with a value and the mapping does not declare is quarantined
+    with its name, never dropped (a new index, a Pro-tier field): declare it to load it."""
+    evaluations = reader.model.get("evaluations")
+    if not isinstance(evaluations, Mapping):
+        return
+    for name, value in evaluations.items():
+        if name not in _API_EVALUATIONS and value is not None:
+            reader.fail(
+                f"evaluations.{name}",
+                CellError(f"undeclared AA evaluation {name!r} = {value!r}: not in {MAPPING_FILE}, so not loaded"),
+            )

@@ -30,7 +30,7 @@ from huggingface_hub.hf_api import ModelInfo
 
 from evalhouse.common.yamls import load_yaml
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import FetchMeta, ParseError, Recording, SourceSpec, SourceState
 from evalhouse.ingest.sources import _card_claims as claims
 from evalhouse.ingest.sources import _common as common
 from evalhouse.schema.records import (
@@ -70,6 +70,25 @@ SOURCE = SourceSpec(
         "and .eval_results/*.yaml, read through the Hub API with the repository's creation date."
     ),
     licence="each card's own licence (declared in its front matter); results are facts stated by the card",
+    # six real Hub README cards copied byte for byte from GitHub copies of them (three from this
+    # commit; the others' repositories and commits: ../shared/formats/hf-model-cards/README.md)
+    verified_on=Recording(
+        repository="YinanWusoymilk/hf-readme (training_and_application/readme_files/) and three other copies",
+        commit="1ab39f24f8f9548593ac6304367f31ae3ff45178",
+        recorded="2024-12-02",
+        licence="each card's own licence (declared in its front matter)",
+        files=tuple(
+            f"shared:formats/hf-model-cards/{name}.README.md"
+            for name in (
+                "Llama-3-Instruct-8B-SPPO-Iter3",
+                "WizardLM-2-8x22B",
+                "calme-2.3-phi3-4b",
+                "SeaLLMs-v3-7B-Chat",
+                "smol_llama-220M-GQA",
+                "Falcon3-10B-Instruct",
+            )
+        ),
+    ),
 )
 
 REPO_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")

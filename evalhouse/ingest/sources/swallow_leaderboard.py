@@ -20,7 +20,15 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import EmptyPlaceholder, FetchMeta, LayoutChanged, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import (
+    EmptyPlaceholder,
+    FetchMeta,
+    LayoutChanged,
+    ParseError,
+    Recording,
+    SourceSpec,
+    SourceState,
+)
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources import _pages as pages
 from evalhouse.ingest.sources._common import CellError
@@ -33,6 +41,20 @@ FIELDS: Mapping[str, Mapping[str, Any]] = _MAPPING["fields"]
 MT_BENCH: Mapping[str, str] = _MAPPING["mt_bench"]
 OWN_ORG = "tokyotech-llm"
 SPIDER = "swallow"
+#: The built site's files recorded in ../shared (byte-exact, gh-pages @ c58a13a): the index pages,
+#: their data files and six of the ~114 model pages (a replay lists the others as missing).
+RECORDED_PAGES = (
+    "index-pre.en.html",
+    "index-post.en.html",
+    "swallow_leaderboard_pre_en.js",
+    "swallow_leaderboard_post_en.js",
+    "Qwen_Qwen3-8B.en.html",
+    "google_gemma-3-27b-it.en.html",
+    "gpt-5-2025-08-07.en.html",
+    "o3-2025-04-16.en.html",
+    "tokyotech-llm_Llama-3.1-Swallow-8B-Instruct-v0.5.en.html",
+)
+_RECORDED = "shared:formats/swallow-leaderboard/site/"
 
 SOURCE = SourceSpec(
     key="swallow-leaderboard",
@@ -51,6 +73,14 @@ SOURCE = SourceSpec(
         "static site: index pages -> JS data files and per-model pages."
     ),
     licence="leaderboard content CC BY 4.0; site code MIT",
+    verified_on=Recording(
+        repository="swallow-llm/leaderboard (branch gh-pages, the built site)",
+        commit="c58a13a852eba061d639af7caf4ddbdff33b36e3",
+        recorded="2026-05-08",
+        licence="CC BY 4.0 (leaderboard content); MIT (site code)",
+        files=tuple(_RECORDED + name for name in RECORDED_PAGES),
+        replay=tuple((SITE + name, _RECORDED + name) for name in RECORDED_PAGES),
+    ),
 )
 
 

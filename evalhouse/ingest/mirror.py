@@ -38,7 +38,7 @@ from urllib.request import url2pathname
 
 from evalhouse.ingest.redaction import is_secret_param, redact_url
 
-__all__ = ["INDEX_NAME", "build_mirror", "mirror_relpath", "mirror_url"]
+__all__ = ["INDEX_NAME", "build_mirror", "holds_nothing_of", "mirror_relpath", "mirror_url"]
 
 INDEX_NAME = "_index"
 # Characters left unencoded in a mirror file name: portable on POSIX and Windows file systems.
@@ -111,6 +111,21 @@ def mirror_url(original_url: str, mirror: str | os.PathLike[str], *, secret_para
     base = os.fspath(mirror).rstrip("/")
     # The on-disk names may contain '%'; quote again so a static server maps back to them.
     return base + "/" + "/".join(quote(part, safe=_SAFE) for part in rel.parts)
+
+
+def holds_nothing_of(mirror: str | os.PathLike[str], urls: Iterable[str]) -> bool:
+    """True when ``mirror`` is a directory with no file beside any of ``urls``' mirror paths: it
+    holds nothing of the source that fetches them (a URL mirror cannot be listed: False)."""
+    directory = _mirror_dir(mirror)
+    if directory is None:
+        return False
+    for url in urls:
+        if not _is_remote(url):
+            return False
+        folder = directory.joinpath(*mirror_relpath(url).parts).parent
+        if folder.is_dir() and any(p.is_file() for p in folder.iterdir()):
+            return False
+    return True
 
 
 def build_mirror(

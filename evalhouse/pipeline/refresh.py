@@ -26,6 +26,7 @@ from evalhouse.ingest._httpx import httpx
 from evalhouse.ingest.catalog import catalog, get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
 from evalhouse.ingest.http import HttpClient
+from evalhouse.ingest.mirror import holds_nothing_of
 from evalhouse.ingest.source import ParseError, SourceModule, SourceState
 from evalhouse.pipeline import guards, ledger
 from evalhouse.pipeline.reparse import reload_stored
@@ -335,8 +336,14 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
     def reloaded() -> Ending:
         return Ending(lambda: reload_stored(run, store, entries, status="recanonicalised"), loads=True)
 
-    if options.mirror and not got.fetched and not got.not_modified and guards.every_planned_missing(got.failures):
-        return recorded("skipped", f"the mirror holds no payload of {spec.key}: {got.failures[0].message}")
+    if (
+        options.mirror
+        and not got.fetched
+        and not got.not_modified
+        and guards.every_planned_missing(got.failures)
+        and holds_nothing_of(options.mirror, [f.url for f in got.failures if f.planned])
+    ):
+        return recorded("skipped", f"the mirror holds no payload of {spec.key} (no recorded payload replayed)")
     if not got.fetched and got.not_modified and not got.failures:
         return reloaded() if stale else recorded("unchanged", reason="304 Not Modified")
     if same_gaps and last is not None and last.payload_sha256 == ledger.payload_digest(entries) and got.fetched:

@@ -179,10 +179,16 @@ def test_ctrl_c_in_snapshot_create_says_interrupted_and_leaves_nothing(db: Path,
 
 def test_logs_get_whole_values(db: Path, tmp_path: Path, shared: Path) -> None:
     """refresh, stats, dates and quarantine list into a pipe: no value cut to '…'."""
+    from evalhouse.ingest.mirror import mirror_relpath
     from evalhouse.ingest.pinned import mirror_from_shared
+    from evalhouse.ingest.sources import lexam
 
     mirror = tmp_path / "mirror"
     mirror_from_shared(shared, mirror)
+    # the mirror holds a page of lexam's host folder but not the board: a failed run, not a skipped one
+    beside = mirror / mirror_relpath(lexam.URL).parent / "elsewhere.html"
+    beside.parent.mkdir(parents=True, exist_ok=True)
+    beside.write_text("<html></html>")
     outputs = {
         "refresh": _run("--db", str(db), "refresh", "--source", "epoch-benchmarks", "--mirror", str(mirror)),
         "stats": _run("--db", str(db), "stats"),

@@ -43,7 +43,8 @@ from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
 runner = CliRunner()
-SOURCES = [m.SOURCE.key for m in R.scheduled_sources()]
+#: Every scheduled source, verified on real bytes or not: the faults are about the fetch, not the parser.
+SOURCES = [m.SOURCE.key for m in (*R.scheduled_sources(), *R.unverified_sources())]
 #: Planted secrets: the mirror URL's password, the API keys, an ingest URL's query parameter.
 PLANTED_PASSWORD = "mirror-pw-5a7c1e9b"
 PLANTED_KEY = "api-key-3d9f0b2a"

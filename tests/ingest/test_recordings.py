@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from httpserver import serve
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
@@ -89,10 +88,9 @@ def test_a_mirror_without_a_sources_payload_skips_it_and_a_plain_refresh_skips_t
     verified = [m.SOURCE.key for m in R.scheduled_sources()]
     unverified = {m.SOURCE.key for m in R.unverified_sources()}
     assert verified and not unverified & set(verified)
-    with serve(static_dir=empty) as srv, Warehouse.open(tmp_path / "w.duckdb") as wh:
-        results = R.refresh(
-            wh, RawStore(tmp_path / "w.raw"), None, R.RefreshOptions(mirror=srv.url, env={}, client_factory=client)
-        )
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        options = R.RefreshOptions(mirror=str(empty), env={}, client_factory=client)
+        results = R.refresh(wh, RawStore(tmp_path / "w.raw"), None, options)
         statuses = dict(wh.con.execute("SELECT source_key, status FROM ingest_run").fetchall())
     by_key = {r.source_key: r for r in results}
     assert set(by_key) == set(verified) | unverified
@@ -100,6 +98,22 @@ def test_a_mirror_without_a_sources_payload_skips_it_and_a_plain_refresh_skips_t
     # nothing of the verified sources is in this mirror: skipped with the reason, never failed
     assert all(by_key[k].status == "skipped" and "mirror holds no payload" in by_key[k].error for k in verified)
     assert set(statuses.values()) == {"skipped"}
+
+
+def test_a_mirror_that_holds_some_of_a_source_but_not_its_first_page_fails_it(tmp_path: Path) -> None:
+    """Only a mirror with nothing of a source skips it: a missing page among its others is news."""
+    from evalhouse.ingest.sources import epoch_benchmarks
+
+    url = epoch_benchmarks.SOURCE.default_urls[0]
+    beside = tmp_path / "m" / mirror_relpath(url).parent / "other.zip"
+    beside.parent.mkdir(parents=True)
+    beside.write_bytes(b"not the export")
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        options = R.RefreshOptions(
+            mirror=str(tmp_path / "m"), env={}, client_factory=lambda m: HttpClient(mirror=m, max_retries=0, **FAST)
+        )
+        [result] = R.refresh(wh, RawStore(tmp_path / "w.raw"), ["epoch-benchmarks"], options)
+    assert result.status == "failed" and "every page is missing" in result.error
 
 
 def test_a_named_unverified_source_is_still_fetched(tmp_path: Path) -> None:

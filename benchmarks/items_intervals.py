@@ -9,7 +9,7 @@ interval is counted. The rank CIs (bootstrap in both fits) are scored against th
 ranks: the true cheapest-axis cost ranked among the items the audit kept, and the true sigma2
 ranked among the noise-kept items.
 
-    .venv/bin/python benchmarks/items_intervals.py            # 5 panels x 1,000 items (about 2 minutes)
+    .venv/bin/python benchmarks/items_intervals.py            # 5 panels x 1,000 items (under a minute)
     .venv/bin/python benchmarks/items_intervals.py --small    # 2 panels x 300 items
 
 Prints one line per interval: coverage per method and its ratio to the nominal 0.95, then JSON.
@@ -87,10 +87,10 @@ def main() -> None:
         for p in range(panels):
             with Warehouse.open(Path(tmp) / f"p{p}.duckdb") as wh:
                 _, panel = simulate_into(wh, PanelSpec(n_items=n_items, random_state=100 + p))
-                for method in totals:
+                for method, total in totals.items():
                     audit = ItemAudit(n_boot=args.n_boot, intervals=method, random_state=p).fit(DuckDBEngine(wh.con))
                     for key, (hit, n) in coverage(panel.truth, audit.items_).items():
-                        acc = totals[method].setdefault(key, [0, 0])
+                        acc = total.setdefault(key, [0, 0])
                         acc[0] += hit
                         acc[1] += n
             print(f"panel {p + 1}/{panels} done ({time.perf_counter() - t0:.0f} s)", flush=True)

@@ -16,7 +16,7 @@
   c_bs, SS_b = sum_m [sum_s c_bs y_ms^2 - S * (sum_s c_bs y_ms / S)^2]. A resample of S seeds
   with replacement has on average S(S - 1)/S^2 of the sample's spread, so replicates are scaled by
   S / (S - 1) to centre them on the estimate (otherwise, with 8 seeds, every interval sits 12%
-  low); its 95% intervals still cover about 0.91 with 8 seeds (same benchmark).
+  low); its 95% intervals still cover about 0.90 with 8 seeds (same benchmark).
 
 Replicates are produced ``BLOCK`` at a time and reduced at once (interval tails per item, ranks
 per replicate), so memory stays at a few (items x BLOCK) arrays whatever the number of

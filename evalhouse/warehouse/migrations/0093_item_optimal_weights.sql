@@ -1,7 +1,7 @@
--- The item audit's second round (paper 003): the per-item margin as the paper's median, the weights
+-- Item audit results (paper 003), extended: the per-item margin as the paper's median, the weights
 -- of Eq. 1 beside the diagonal rule with the reason an item gets none, and Table 4's margin columns.
--- Table 4's p_hat, sigma_hat and z are medians from this version on (analysis_run.diagnostics
--- says table4_statistic = median); rows of older runs hold means.
+-- Table 4's p_hat, sigma_hat and z are medians from this version on (the diagnostics in
+-- analysis_run.record say table4_statistic = median); rows of older runs hold means.
 ALTER TABLE analysis_item ADD COLUMN margin_median DOUBLE;
 ALTER TABLE analysis_item ADD COLUMN v_star_diagonal DOUBLE;   -- M_ii w_i / (M_ii + r sigma2_i), for comparison
 ALTER TABLE analysis_item ADD COLUMN v_star_reason TEXT;       -- NULL when weighted, else why v = 0

@@ -79,7 +79,13 @@ def analyze_items(
         typer.Option("--parquet", help="Spark: read these <dir>/<table>/*.parquet files (a snapshot works)."),
     ] = None,
     cost: Annotated[str | None, typer.Option("--cost-scenario", help="kappa scenario (default paper-4.2).")] = None,
-    n_boot: Annotated[int, typer.Option("--n-boot", help="Bootstrap replicates.")] = 1000,
+    n_boot: Annotated[
+        int,
+        typer.Option(
+            "--n-boot",
+            help="Replicates for the rank CIs (t / chi-square draws; the bootstraps with --intervals bootstrap).",
+        ),
+    ] = 1000,
     random_state: Annotated[int, typer.Option("--random-state")] = 0,
     welfare: Annotated[
         Path | None,
@@ -134,9 +140,10 @@ def analyze_items(
 
     Per item: OLS slope, intercept and SE per training axis (PT/SFT/RL), marginal cost kappa/beta
     and the cheapest axis, seed variance sigma2 (denominator N - |PP|) and Z, margins (median), the
-    named exclusion rules, slope and sigma2 intervals (--intervals) and bootstrap rank CIs
-    (residual and across-seed, --n-boot replicates). Per benchmark: paper 003's Table 4 (n and
-    the medians of p-hat, sigma-hat, Z; items with a margin, their median margin, r(margin, Z)).
+    named exclusion rules, slope and sigma2 intervals (--intervals) and rank CIs (--n-boot draws
+    from the intervals' distributions, or the paper's residual and across-seed bootstraps). Per
+    benchmark: paper 003's Table 4 (n and the medians of p-hat, sigma-hat, Z; items with a margin,
+    their median margin, r(margin, Z)).
     Results go to analysis_item / analysis_item_benchmark; --out also writes items.csv.
 
     With --welfare: item welfare w^auto / w^aug, quadrants, the Pareto frontier, math vs general

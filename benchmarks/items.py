@@ -200,7 +200,7 @@ def main() -> None:
         f"peak {load['peak_rss_mb']:.0f} MB"
     )
     print(
-        f"  full audit (SQL primitives, 1,000 residual + 1,000 across-seed bootstraps, rank CIs, store, CSV): "
+        f"  full audit (SQL primitives, t / chi-square intervals, rank CIs from 1,000 draws, store, CSV): "
         f"{audit['wall_s']:.1f} s wall, {audit['cpu_s']:.1f} s CPU, peak {audit['peak_rss_mb']:.0f} MB"
     )
     print(

@@ -58,6 +58,22 @@ def compare(
     bandwidth: Annotated[
         float, typer.Option("--bandwidth", help="Field scale h as a multiple of the median description distance.")
     ] = 0.45,
+    information: Annotated[
+        str,
+        typer.Option(
+            "--information",
+            help="Information weights in the residual mean: mean (default; each benchmark's mean item "
+            "information, the paper's), cell (each cell's own), normalised (cell / mean) or none.",
+        ),
+    ] = "mean",
+    explain: Annotated[
+        str | None,
+        typer.Option(
+            "--explain",
+            help="A model id or name (or a unique part of one): print the benchmarks, weights and values that "
+            "put it where it is, and its sibling configurations.",
+        ),
+    ] = None,
     snapshot: SnapshotOption = None,
     db: DbOption = None,
     record: RecordFlag = True,
@@ -70,7 +86,13 @@ def compare(
     get less weight (inverse density, h_dens = 0.25 x median distance). Characteristic curves put
     every model on one ability scale theta; the task text is embedded like a description and each
     model's task score is theta plus its support-shrunk residual on the benchmarks near the task
-    (BoB-Support, beta = P/(P+1)).
+    (BoB-Support, beta = P/(P+1)). The residual mean weights each benchmark by its relevance to
+    the task, the cell's robust weight and the benchmark's mean item information (--information).
+
+    --explain MODEL prints, for one configuration, every benchmark with its raw score, fitted
+    curve value, standardised residual z, robust weight, information weight, relevance to the
+    task, share of the residual mean and contribution to the task score (theta + contributions =
+    task score), and the ranks of its sibling configurations (other efforts of the same model).
 
     Population: the Artificial Analysis configurations (the snapshot the method was designed on)
     with >= 5 of the benchmarks observed. Prints the ranking with theta, task score and support,
@@ -92,6 +114,8 @@ def compare(
             benchmarks=benchmarks,
             as_is=as_is,
             bandwidth=bandwidth,
+            information=information,
+            explain=explain,
         ),
         _print_compare,
         json_out,
@@ -148,6 +172,8 @@ def _print_compare(r: dict[str, Any]) -> None:
             _f(row["task_score"]),
         )
     out.print(movers)
+    if "explain" in r:
+        _print_explain(r["explain"])
     if r["far_from_all"]:
         nearest = r["nearest_benchmarks"][0]["distance"]
         console.print(
@@ -156,6 +182,42 @@ def _print_compare(r: dict[str, Any]) -> None:
             "benchmark is specifically about this task; read the ranking as theta adjusted by loosely "
             "related benchmarks"
         )
+
+
+def _print_explain(x: dict[str, Any]) -> None:
+    s = x["summary"]
+    out.print(
+        f"why {escape(s['name'])} ({escape(s['model'])}) ranks {s['rank_task']} of {s['n_models']} for the task "
+        f"(theta rank {s['rank_theta']}): task score {s['task_score']:.3f} = theta {s['theta']:.3f} + beta "
+        f"{s['beta']:.3f} x residual mean {s['residual_mean']:.3f} (support P {s['support']:.3f}, {s['n_observed']} "
+        f"benchmarks observed; information weights: {s['information']})",
+        highlight=False,
+    )
+    table = Table(title="its benchmarks, by share of the residual mean")
+    cols = ("benchmark", "raw", "f(theta)", "score", "z", "robust w", "info I", "distance", "relevance g", "share",
+            "contribution")  # fmt: skip
+    for col in cols:
+        table.add_column(col, justify="left" if col == "benchmark" else "right")
+    for b in x["benchmarks"]:
+        if not b["observed"]:
+            table.add_row(b["benchmark"], "-", _f(b["fitted"]), "-", "-", "-", "-", _f(b["distance"]),
+                          _f(b["relevance"]), "-", "-", style="dim")  # fmt: skip
+            continue
+        table.add_row(
+            b["benchmark"], _f(b["raw"]), _f(b["fitted"]), _f(b["score"]), _f(b["z"]), _f(b["robust_weight"]),
+            _f(b["information"]), _f(b["distance"]), _f(b["relevance"]), f"{b['share']:.1%}",
+            f"{b['contribution']:+.3f}",
+        )  # fmt: skip
+    out.print(table)
+    out.print(f"reading: {escape(x['reading'])}; score and f(theta) on the min-max normalised scale", highlight=False)
+    if len(x["siblings"]) > 1:
+        sib = Table(title="sibling configurations (same model name)")
+        for col in ("model", "task rank", "theta rank", "task score", "theta"):
+            sib.add_column(col, justify="left" if col == "model" else "right")
+        for m in x["siblings"]:
+            sib.add_row(escape(m["name"]), str(m["rank_task"]), str(m["rank_theta"]), _f(m["task_score"]),
+                        _f(m["theta"]))  # fmt: skip
+        out.print(sib)
 
 
 # ---------------------------------------------------------------------- analyze equate
@@ -331,13 +393,29 @@ def paper_004(
     ] = True,
     inner: Annotated[
         bool,
-        typer.Option("--inner/--fixed-bandwidth", help="Nested inner-fold bandwidth selection (paper) or fixed 0.45."),
+        typer.Option(
+            "--inner/--fixed-bandwidth",
+            help="Nested inner-fold selection of the bandwidth and the hard rules' k and radius (paper), or "
+            "fixed 0.45, k = 3, radius 0.70.",
+        ),
     ] = True,
+    selection: Annotated[
+        str,
+        typer.Option(
+            "--selection", help="Inner criterion for the bandwidth: level+profile (the paper's mean) or profile."
+        ),
+    ] = "level+profile",
     shuffles: Annotated[
         int, typer.Option("--shuffles", min=0, help="Shuffled-description draws (paper: 200); 0 skips.")
     ] = 20,
-    stress: Annotated[
-        bool, typer.Option("--stress", help="Also run the copied-listing and population-shift stress tests.")
+    copies: Annotated[
+        int,
+        typer.Option(
+            "--copies", min=0, help="Copied listings per scenario of the copy-stress test (paper: 4); 0 skips it."
+        ),
+    ] = 4,
+    population: Annotated[
+        bool, typer.Option("--population-shift", help="Also run the population-addition stress test.")
     ] = False,
     snapshot: SnapshotOption = None,
     db: DbOption = None,
@@ -349,10 +427,20 @@ def paper_004(
     For every benchmark held out, BoB-Support predicts it from the others' density-weighted curves
     and its description; level = Spearman with the held-out score, profile = the same after
     removing a quadratic in theta. Printed next to each baseline (theta alone, uniform mean,
-    nearest benchmark, first PC, GLS weights, the published AA index) and the paper's values
-    (evalhouse/analytics/reproduce/paper004.yaml), with paired one-sided Wilcoxon tests over
-    folds, Holm-adjusted. Exit 1 when BoB's profile is not above both theta alone and the uniform
-    mean.
+    nearest benchmark, first PC, GLS weights, the published AA index), the controls (flat
+    weights u = 1, other information weightings, top-k and radius rules with inner-selected sizes)
+    and the paper's values (evalhouse/analytics/reproduce/paper004.yaml), with paired one-sided
+    Wilcoxon tests over folds, Holm-adjusted. Then the copy-stress test (paper 4.3): each
+    benchmark listed four more times in turn, the model refitted, and the mean over scenarios of
+    the largest theta shift and rank displacement printed for BoB, flat weights and equal
+    weighting beside the paper's (0.095 vs 0.963 SD; 16.0 vs 98.9 ranks).
+
+    Exit 0 when the paper's two claims hold: BoB-Support's profile is above theta alone and above
+    the uniform mean, and in the copy-stress test BoB's theta moves less than with flat weights and
+    its ranking less than with flat weights and with equal weighting. Exit 1 otherwise. Flat weights
+    barely change the profile in the paper too (0.474 vs 0.484, p = 0.108): that comparison is
+    printed as a finding and does not decide the exit; neither does the level, compared with the
+    paper's 0.904 at a chosen tolerance of 0.05.
 
     The snapshot's columns differ from the paper's 14 (nine are shared), it is the 2026-07-06 page
     rather than the 2026-09-03 API, and the encoder is WordLlama rather than Qwen3-Embedding-8B, so
@@ -372,8 +460,10 @@ def paper_004(
             benchmarks=benchmarks,
             compare_all=compare_all,
             inner=inner,
+            selection=selection,
             n_shuffles=shuffles,
-            stress=stress,
+            copies=copies,
+            population_shift=population,
         ),
         _print_paper004,
         json_out,
@@ -438,36 +528,76 @@ def _print_paper004(r: dict[str, Any]) -> None:
     if "all_columns" in r:
         cols = r["all_columns"]["benchmarks"]
         _lobo_tables(r["all_columns"], r["paper"], f"LOBO on every usable column ({len(cols)})")
+    sel = r["lobo"].get("selected") or {}
+    if sel:
+        say(
+            "inner selections per held-out benchmark (bandwidth x median; k of top-k; radius x median, "
+            "benchmarks within): "
+            + "; ".join(
+                f"{t} {c['bandwidth']:.2f}, k {int(c['k'])}, r {c['radius']:.2f} ({int(c['n_within_radius'])})"
+                for t, c in sel.items()
+            )
+        )
     c = r["checks"]
-    holds = c["profile_above_theta"] and c["profile_above_uniform"] and not c["density"]["inert"]
-    verdict = "[green]holds[/]" if holds else "[red]fails[/]"
-    out.print(
-        f"acceptance {verdict}: profile above theta alone {c['profile_above_theta']} (p {c['p_vs_theta']:.4f}), "
-        f"above the uniform mean {c['profile_above_uniform']} (p {c['p_vs_uniform']:.4f}), level within 0.05 of "
-        f"0.904 {c['level_within_0.05_of_paper']}",
-        highlight=False,
-    )
-    d = c["density"]
-    say(
-        f"density weights: v from {d['v_min']:.3f} to {d['v_max']:.3f} (ratio {d['v_ratio']:.2f}); BoB profile "
-        f"{d['profile_bob']:.3f} vs {d['profile_flat_u1']:.3f} with u = 1"
-    )
-    if d["inert"]:
-        console.print(f"[bold red]{escape(d['message'])}[/]", highlight=False)
     say(f"BoB-Support beats theta alone: {c['beats_theta_alone']}")
     say(f"BoB-Support beats the uniform mean: {c['beats_uniform_mean']}")
+    say(
+        f"level {'within' if c['level_within_0.05_of_paper'] else 'NOT within'} 0.05 of the paper's 0.904 "
+        "(a chosen tolerance; reported, not a gate)"
+    )
+    if "copy_stress" in r:
+        _print_copies(r["copy_stress"])
+    else:
+        say("copy-stress test not run (--copies 0)")
+    flat = c["density"]["flat_weights"]
+    d = c["density"]
+    if flat:
+        p = flat["p_wilcoxon"]
+        say(
+            f"finding, flat weights (u = 1): profile {flat['profile_flat']:.3f} vs BoB {flat['profile_bob']:.3f} "
+            f"(one-sided p {p:.3f}); paper {flat['paper']['profile_flat']:.3f} vs {flat['paper']['profile_bob']:.3f} "
+            f"(p {flat['paper']['p']:.3f}). Density weights v span {d['v_min']:.3f}-{d['v_max']:.3f}; they are for "
+            "multiplicity robustness, which the copy-stress test measures"
+        )
     if "shuffled" in r:
         s = r["shuffled"]
         say(
             f"shuffled descriptions ({s['n_draws']} draws): profile {s['mean']:.3f} +/- {s['sd']:.3f} "
             "(paper 0.358 +/- 0.042)"
         )
-    if "copy_stress" in r:
-        s = r["copy_stress"]
-        say(
-            f"copied listings: max rank displacement BoB {s['bob_max']:.1f}, flat {s['flat_max']:.1f}, "
-            f"uniform {s['uniform_max']:.1f} (paper: BoB 16.0, equal weighting 98.9)"
-        )
+    verdict = "[green]holds[/]" if c["ok"] else "[red]fails[/]"
+    copies_state = {True: "holds", False: "fails", None: "not run"}[c["copies_hold"]]
+    out.print(
+        f"reproduction {verdict}: profile above theta alone {c['profile_above_theta']}, above the uniform mean "
+        f"{c['profile_above_uniform']}; copy stress {copies_state} (exit rule: {escape(c['exit_rule'])})",
+        highlight=False,
+    )
+
+
+def _print_copies(cs: dict[str, Any]) -> None:
+    t, d, m = cs["theta_shift"], cs["displacement"], cs["mean_displacement"]
+    table = Table(
+        title=f"copy stress: {cs['n_copies']} added copies of each of {cs['n_scenarios']} benchmarks in turn "
+        "(means over scenarios)"
+    )
+    for col in ("weighting", "max theta shift (SD)", "paper", "max rank displacement", "paper", "mean displacement"):
+        table.add_column(col, justify="left" if col == "weighting" else "right")
+    table.add_row("BoB (inverse density)", _f(t["bob"]), _f(t["paper_bob"]), f"{d['bob']:.1f}",
+                  f"{d['paper_bob']:.1f}", f"{m['bob']:.2f}", style="bold")  # fmt: skip
+    table.add_row(
+        "flat weights (u = 1)", _f(t["flat"]), _f(t["paper_flat"]), f"{d['flat']:.1f}", "", f"{m['flat']:.2f}"
+    )
+    table.add_row("equal weighting (uniform mean)", "", "", f"{d['equal_weighting']:.1f}",
+                  f"{d['paper_equal_weighting']:.1f}", f"{m['equal_weighting']:.2f}")  # fmt: skip
+    out.print(table)
+    ratio_t = t["flat"] / t["bob"] if t["bob"] > 0 else float("inf")
+    ratio_d = d["equal_weighting"] / d["bob"] if d["bob"] > 0 else float("inf")
+    out.print(
+        f"copy stress {'holds' if cs['holds'] else 'fails'}: flat weights move theta {ratio_t:.1f}x as much as BoB "
+        f"(paper {t['paper_flat'] / t['paper_bob']:.1f}x); equal weighting displaces ranks {ratio_d:.1f}x as much "
+        f"(paper {d['paper_equal_weighting'] / d['paper_bob']:.1f}x). Criterion: {escape(cs['criterion'])}",
+        highlight=False,
+    )
 
 
 # ---------------------------------------------------------------------- analyze eci

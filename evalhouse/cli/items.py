@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -18,7 +19,7 @@ Engine = Annotated[
 ]
 
 
-SUMMARY_COLUMNS = ("p_hat", "sigma_hat", "z", "cheapest_pt", "cheapest_sft", "cheapest_rl")
+SUMMARY_COLUMNS = ("p_hat", "sigma_hat", "z", "cheapest_pt", "cheapest_sft", "cheapest_rl")  # Table 4 medians
 
 
 def simulate_panel(
@@ -78,7 +79,13 @@ def analyze_items(
         typer.Option("--parquet", help="Spark: read these <dir>/<table>/*.parquet files (a snapshot works)."),
     ] = None,
     cost: Annotated[str | None, typer.Option("--cost-scenario", help="kappa scenario (default paper-4.2).")] = None,
-    n_boot: Annotated[int, typer.Option("--n-boot", help="Bootstrap replicates.")] = 1000,
+    n_boot: Annotated[
+        int,
+        typer.Option(
+            "--n-boot",
+            help="Replicates for the rank CIs (t / chi-square draws; the bootstraps with --intervals bootstrap).",
+        ),
+    ] = 1000,
     random_state: Annotated[int, typer.Option("--random-state")] = 0,
     welfare: Annotated[
         Path | None,
@@ -86,23 +93,86 @@ def analyze_items(
             "--welfare", help="Folder with task_ratings.csv, task_gwa.csv, item_gwa_rankings.csv (WORKBank format)."
         ),
     ] = None,
+    exclusion: Annotated[
+        str,
+        typer.Option(
+            "--improvability-exclusion",
+            help="no-positive (default): drop an item when no axis has a positive slope; any-negative: the paper's "
+            "'beta_ik < 0' read literally, drop an item with a negative slope on any axis.",
+        ),
+    ] = "no-positive",
+    intervals: Annotated[
+        str,
+        typer.Option(
+            "--intervals",
+            help="t (default): t-intervals for slopes, chi-square for sigma2 (exact under the normal model, right "
+            "with 3 checkpoints); bootstrap: the paper's percentile intervals (cover below nominal, see the docs).",
+        ),
+    ] = "t",
+    framing: Annotated[
+        str, typer.Option("--framing", help="The welfare score that is w in Eq. 1: w_auto (default) or w_aug.")
+    ] = "w_auto",
+    r: Annotated[
+        float, typer.Option("--r", help="Lab risk aversion for v*, in --r-unit (default 1 x r0).", min=0.0)
+    ] = 1.0,
+    r_unit: Annotated[
+        str,
+        typer.Option(
+            "--r-unit",
+            help="r0 (default): --r and --r-sweep are multiples of r0 = median M_ii / sigma2_i; per-dollar: absolute "
+            "CARA coefficients per dollar of lab payoff.",
+        ),
+    ] = "r0",
+    r_sweep: Annotated[
+        str, typer.Option("--r-sweep", help="Comma-separated r values (in --r-unit) for the welfare table.")
+    ] = "0.1,1,10,100",
+    sigma: Annotated[
+        str,
+        typer.Option(
+            "--sigma",
+            help="diagonal (default): Sigma = seed variance; full: the sample covariance of the seed deviations "
+            "(only when the weighted items are fewer than N - |PP|).",
+        ),
+    ] = "diagonal",
     json_out: JsonFlag = False,
 ) -> None:
     """The benchmark-item audit (paper 003): improvability, marginal cost, seed noise, exclusions.
 
     Per item: OLS slope, intercept and SE per training axis (PT/SFT/RL), marginal cost kappa/beta
-    and the cheapest axis, seed variance sigma2 (denominator N - |PP|) and Z, margins, the named
-    exclusion rules, and bootstrap rank CIs (residual and across-seed, --n-boot replicates). Per
-    benchmark: paper 003's Table 4 (n, p-hat, sigma-hat, Z). Results go to analysis_item /
-    analysis_item_benchmark; --out also writes items.csv. With --welfare: item welfare w^auto /
-    w^aug, quadrants, the Pareto frontier, math vs general knowledge (FOSD), and v* weights.
+    and the cheapest axis, seed variance sigma2 (denominator N - |PP|) and Z, margins (median), the
+    named exclusion rules, slope and sigma2 intervals (--intervals) and rank CIs (--n-boot draws
+    from the intervals' distributions, or the paper's residual and across-seed bootstraps). Per
+    benchmark: paper 003's Table 4 (n and the medians of p-hat, sigma-hat, Z; items with a margin,
+    their median margin, r(margin, Z)).
+    Results go to analysis_item / analysis_item_benchmark; --out also writes items.csv.
+
+    With --welfare: item welfare w^auto / w^aug, quadrants, the Pareto frontier, math vs general
+    knowledge (FOSD), and the optimal weights of paper 003's Eq. 1, v* = (M + r Sigma)^-1 M w with
+    M = A C^-1 A' (A the slopes, C = diag(kappa) of the cost scenario). Excluded items and items
+    without a welfare score get v = 0; negative weights are allowed and counted. For each r of
+    --r-sweep the welfare of Eq. 1, of the diagonal rule M_ii w_i / (M_ii + r sigma2_i) and of the
+    best uniform weights is printed as a share of the attainable welfare, with the modelling
+    assumptions (C from linear prices, r's units).
     """
     from evalhouse.analytics.items.api import analyze_items as run
     from evalhouse.analytics.items.audit import ItemAudit
+    from evalhouse.analytics.items.optimal import OptimalWeights
+    from evalhouse.errors import InputError
     from evalhouse.warehouse.db import Warehouse
 
-    audit = ItemAudit(cost_scenario=cost, n_boot=n_boot, random_state=random_state)
+    audit = ItemAudit(
+        cost_scenario=cost,
+        n_boot=n_boot,
+        random_state=random_state,
+        improvability_exclusion=exclusion,
+        intervals=intervals,
+    )
     with guard():
+        try:
+            sweep = tuple(float(x) for x in r_sweep.split(",") if x.strip())
+        except ValueError:
+            raise InputError(f"--r-sweep {r_sweep!r}: give comma-separated numbers, e.g. 0.1,1,10,100") from None
+        optimal = OptimalWeights(r=r, r_unit=r_unit, r_sweep=sweep, sigma=sigma)
         if snapshot is not None:
             from evalhouse.warehouse.snapshot import open_snapshot
 
@@ -112,22 +182,34 @@ def analyze_items(
                 out=output,
                 audit=audit,
                 parquet=parquet or (snapshot if engine == "spark" else None),
+                welfare=welfare,
+                optimal=optimal,
+                framing=framing,
             )
         else:
             with Warehouse.open(db_path(ctx)) as wh:
                 summary = run(
-                    wh.con, engine=engine, out=output, writable=wh, audit=audit, parquet=parquet, welfare=welfare
+                    wh.con,
+                    engine=engine,
+                    out=output,
+                    writable=wh,
+                    audit=audit,
+                    parquet=parquet,
+                    welfare=welfare,
+                    optimal=optimal,
+                    framing=framing,
                 )
     if json_out:
         emit_json(summary)
         return
-    table = Table(title=f"item audit ({summary['engine']}, {summary['n_items']:,} items)")
-    for col in ("benchmark", "n", "n kept", "p-hat", "sigma-hat", "Z", "PT", "SFT", "RL"):
+    table = Table(title=f"item audit ({summary['engine']}, {summary['n_items']:,} items; Table 4 columns are medians)")
+    for col in ("benchmark", "n", "n kept", "p-hat", "sigma-hat", "Z", "n won", "margin", "r(m,Z)", "PT", "SFT", "RL"):
         table.add_column(col, justify="left" if col == "benchmark" else "right")
     for b in summary["benchmarks"]:
         table.add_row(
             b["benchmark"], str(b["n_items"]), str(b["n_noise_items"]),
-            *(f"{b[k]:.3f}" if b[k] == b[k] else "-" for k in SUMMARY_COLUMNS),
+            *(_num(b[k]) for k in SUMMARY_COLUMNS[:3]), str(b["n_won"]),
+            *(_num(b[k]) for k in ("margin", "r_margin_z", *SUMMARY_COLUMNS[3:])),
         )  # fmt: skip
     out.print(table)
     for rule, n in summary["excluded"].items():
@@ -138,8 +220,42 @@ def analyze_items(
             f"  welfare: {w['n_scored']:,} items scored; quadrants {w['quadrants']}; "
             f"math items on the Pareto frontier: {w.get('math_on_frontier', 0)}"
         )
+        _print_v_star(w["v_star"], w["framing"])
     for name, path in summary["files"].items():
         out.print(f"  wrote {name}: {path}")
+
+
+def _num(x: float | None) -> str:
+    return "-" if x is None or math.isnan(x) else f"{x:.3f}"
+
+
+def _print_v_star(v: dict, framing: str) -> None:
+    """Eq. 1's weights: r and its units, who is weighted, negative weights, the sweep, the assumptions."""
+    say = lambda text: out.print(text, highlight=False)  # noqa: E731
+    n_off = ", ".join(f"{n:,} {why}" for why, n in v["n_unweighted"].items()) or "none"
+    wt = v["weights"]
+    say(
+        f"  v* (Eq. 1, w = {framing}, Sigma {v['sigma']}, axes {'/'.join(v['axes'])}): r = {v['r_over_r0']:g} x r0 = "
+        f"{v['r_per_dollar']:.3g} per $ (r0 = median M_ii/sigma2_i = {v['r0_per_dollar']:.3g} per $); "
+        f"{v['n_weighted']:,} items weighted, v = 0 for {n_off}"
+    )
+    say(
+        f"  negative weights: {wt['n_negative']:,} of {wt['n']:,} ({wt['negative_mass_share']:.1%} of the weight mass; "
+        f"min {wt['min']:.3g}, max {wt['max']:.3g}); M's top eigenvalue is "
+        f"{v['m_top_eigenvalue_over_median_m_ii']:,.0f} x the median M_ii (shared training axes)"
+    )
+    table = Table(title="welfare as a share of the attainable W(v*) (scored under the estimated M and Sigma)")
+    for col in ("r / r0", "r per $", "Eq. 1", "diagonal rule", "best uniform", "W(v*) / first best"):
+        table.add_column(col, justify="right")
+    for row in v["sweep"]:
+        table.add_row(
+            f"{row['r_over_r0']:g}", f"{row['r']:.3g}", f"{row['share_eq1']:.4f}", f"{row['share_diagonal']:.4f}",
+            f"{row['share_uniform']:.4f}", f"{row['attainable_of_first_best']:.4f}",
+        )  # fmt: skip
+    out.print(table)
+    say("  assumptions:")
+    for a in v["assumptions"]:
+        say(f"    - {a}")
 
 
 def register(app: typer.Typer) -> None:

@@ -10,9 +10,10 @@ import pytest
 from scipy.stats import spearmanr
 
 from evalhouse.analytics.items.api import analyze_items, make_engine, simulate_into
-from evalhouse.analytics.items.audit import ItemAudit, cost_scenario
+from evalhouse.analytics.items.audit import ItemAudit, benchmark_summary, cost_scenario
 from evalhouse.analytics.items.engine import DuckDBEngine, SparkEngine, export_parquet
 from evalhouse.analytics.items.simulate import PanelSpec, simulate_panel
+from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
 
 AXES = ("pt", "sft", "rl")
@@ -51,27 +52,108 @@ def test_estimated_ranks_recover_the_truth(tmp_path: Path) -> None:
         assert rule[~m["negative"]].mean() < 0.02
 
 
-def test_bootstrap_intervals_cover_at_close_to_nominal_rate(tmp_path: Path) -> None:
-    """95% intervals over three simulated panels (3 x 500 items).
+def test_intervals_cover_at_their_nominal_rate(tmp_path: Path) -> None:
+    """95% intervals over three simulated panels (3 x 500 items), the default intervals="t".
 
-    SFT and RL have 9 checkpoints: the residual bootstrap reaches 0.90-0.95 (a percentile interval
-    with 7 residual degrees of freedom is a little short of a t interval, so the bound is 0.88).
-    The across-seed bootstrap resamples 8 seed models: 0.85 is the chosen lower bound. PT has 3
-    checkpoints (as in EvoLM): one residual degree of freedom, no resampling interval can cover
-    there, and the audit's PT intervals are known to be too narrow; it is not asserted.
+    t-intervals for the slopes are exact under the simulator's normal noise, also on PT with its
+    3 checkpoints (one residual degree of freedom), where the paper's residual bootstrap covers
+    ~0.63 (benchmarks/items_intervals.py); the chi-square interval for sigma2 likewise. The
+    rank CIs come from t / chi-square draws and are scored against the true ranks.
     """
-    cover: dict[str, list[float]] = {"sft": [], "rl": [], "sigma2": []}
+    hits: dict[str, list[float]] = {k: [] for k in ("pt", "sft", "rl", "sigma2", "rank")}
+    kappa = cost_scenario(None)
     for seed in (21, 22, 23):
-        _, m, wh = _fit(tmp_path, PanelSpec(n_items=500, random_state=seed), n_boot=1000)
+        _, m, wh = _fit(tmp_path, PanelSpec(n_items=500, random_state=seed), n_boot=200)
         wh.close()
-        for axis in ("sft", "rl"):
+        for axis in AXES:
             t = m[f"slope_{axis}_true"]
-            cover[axis].append(float(((m[f"slope_{axis}_lo"] <= t) & (t <= m[f"slope_{axis}_hi"])).mean()))
+            hits[axis].append(float(((m[f"slope_{axis}_lo"] <= t) & (t <= m[f"slope_{axis}_hi"])).mean()))
         t = m["sigma2_true"]
-        cover["sigma2"].append(float(((m["sigma2_lo"] <= t) & (t <= m["sigma2_hi"])).mean()))
-    assert 0.88 <= np.mean(cover["sft"]) <= 0.99
-    assert 0.88 <= np.mean(cover["rl"]) <= 0.99
-    assert 0.85 <= np.mean(cover["sigma2"]) <= 0.99
+        hits["sigma2"].append(float(((m["sigma2_lo"] <= t) & (t <= m["sigma2_hi"])).mean()))
+        kept = m[m["improvability_rank"].notna()]
+        true_cost = np.fmin.reduce(
+            [np.where(kept[f"slope_{a}_true"] > 0, kappa[a.upper()] / kept[f"slope_{a}_true"], np.inf) for a in AXES]
+        )
+        true_rank = pd.Series(true_cost).rank(method="min").to_numpy()
+        inside = (kept["improvability_rank_lo"] <= true_rank) & (true_rank <= kept["improvability_rank_hi"])
+        hits["rank"].append(float(inside.mean()))
+    for key in ("pt", "sft", "rl", "sigma2"):
+        assert 0.93 <= np.mean(hits[key]) <= 0.97, (key, hits[key])
+    assert 0.90 <= np.mean(hits["rank"]) <= 0.98, hits["rank"]
+
+
+def test_percentile_bootstrap_is_kept_as_an_option_and_undercovers_pt(tmp_path: Path) -> None:
+    """intervals="bootstrap" gives the paper's residual-bootstrap percentile intervals: on PT (3
+    checkpoints) they are far too narrow, which is why they are not the default."""
+    _, m, wh = _fit(tmp_path, PanelSpec(n_items=400, random_state=24), n_boot=400, intervals="bootstrap")
+    wh.close()
+    t = m["slope_pt_true"]
+    assert ((m["slope_pt_lo"] <= t) & (t <= m["slope_pt_hi"])).mean() < 0.8
+
+
+def test_improvability_exclusion_rules(tmp_path: Path) -> None:
+    """no-positive (default) drops an item when no slope is positive; any-negative (the paper's
+    'beta_ik < 0' read literally) drops it when any slope is negative. Counted from the slopes here."""
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        simulate_into(wh, PanelSpec(n_items=300, random_state=6))
+        default = ItemAudit(n_boot=20).fit(DuckDBEngine(wh.con)).items_
+        literal = ItemAudit(n_boot=20, improvability_exclusion="any-negative").fit(DuckDBEngine(wh.con)).items_
+        with pytest.raises(InputError, match="any-negative"):
+            ItemAudit(improvability_exclusion="sometimes").fit(DuckDBEngine(wh.con))
+    slopes = default[["slope_pt", "slope_sft", "slope_rl"]]
+    in_bounds = default["p_improvability"].between(0.05, 0.95)
+    no_positive = in_bounds & (slopes <= 0).all(axis=1)
+    any_negative = in_bounds & (slopes < 0).any(axis=1)
+    assert (
+        default["excluded_improvability"] == "improvability: no axis with a positive slope"
+    ).sum() == no_positive.sum()
+    assert (
+        literal["excluded_improvability"] == "improvability: a negative slope on some axis"
+    ).sum() == any_negative.sum()
+    assert any_negative.sum() > 3 * no_positive.sum() > 0
+
+
+def test_margin_is_the_median_over_correct_responses(tmp_path: Path) -> None:
+    """m_i (paper 003 App. E) is a median over the item's correct responses; the mean is kept beside it.
+
+    The simulator writes no margins, so acc and margin are set here on the stored responses."""
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        simulate_into(wh, PanelSpec(n_items=40, random_state=12))
+        wh.con.execute(
+            "UPDATE item_response SET acc = CASE WHEN hash(line) % 3 = 0 THEN 0 ELSE 1 END,"
+            " margin = (hash(line * 7) % 1000) / 1000.0 - 0.2"
+        )
+        rows = wh.con.execute("SELECT item_id, acc, margin FROM item_response").df()
+        items = ItemAudit(n_boot=20).fit(DuckDBEngine(wh.con)).items_.set_index("item_id")
+    correct = rows[rows["acc"] == 1].groupby("item_id")["margin"]
+    assert items["margin_median"].to_numpy() == pytest.approx(correct.median().loc[items.index].to_numpy(), rel=1e-12)
+    assert items["margin_mean"].to_numpy() == pytest.approx(correct.mean().loc[items.index].to_numpy(), rel=1e-12)
+    assert (items["margin_median"] != items["margin_mean"]).all()
+
+
+def test_table4_uses_medians() -> None:
+    """Paper 003's Table 4 reports medians of p-hat, sigma-hat and Z, the median margin and r(m, Z)."""
+    items = pd.DataFrame(
+        {
+            "benchmark": ["a"] * 5 + ["b"] * 3,
+            "excluded_noise": [None, None, None, None, "noise: p outside [0.1, 0.9]", None, None, None],
+            "excluded_improvability": [None] * 8,
+            "cheapest_axis": ["SFT", "SFT", "RL", "PT", "SFT", "RL", "RL", "PT"],
+            "p_hat": [0.2, 0.3, 0.9, 0.4, 0.99, 0.5, 0.6, 0.7],
+            "sigma2": [0.01, 0.04, 0.09, 0.16, 0.25, 0.01, 0.04, 0.09],
+            "z": [0.1, 0.2, 0.7, 0.3, 0.9, 0.2, 0.3, 0.4],
+            "margin_median": [0.5, None, 0.1, 0.3, 0.2, None, None, None],
+        }
+    )
+    table = benchmark_summary(items).set_index("benchmark")
+    assert table.loc["a", "n_noise_items"] == 4
+    assert table.loc["a", "p_hat"] == pytest.approx(0.35)  # median of 0.2, 0.3, 0.4, 0.9 (mean: 0.45)
+    assert table.loc["a", "sigma_hat"] == pytest.approx(0.25)  # median of 0.1, 0.2, 0.3, 0.4
+    assert table.loc["a", "z"] == pytest.approx(0.25)
+    assert table.loc["a", "n_won"] == 3 and table.loc["a", "margin"] == pytest.approx(0.3)
+    assert table.loc["a", "r_margin_z"] == pytest.approx(np.corrcoef([0.5, 0.1, 0.3], [0.1, 0.7, 0.3])[0, 1])
+    assert table.loc["b", "n_won"] == 0 and np.isnan(table.loc["b", "margin"])
+    assert table.loc["a", "cheapest_sft"] == pytest.approx(3 / 5)
 
 
 def test_primitives_match_a_direct_computation(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from evalhouse.analytics.items.report import section
@@ -24,13 +25,9 @@ def _run(*args: str) -> dict:
     return json.loads(result.stdout)
 
 
-def test_simulate_then_analyze_with_welfare(tmp_path: Path) -> None:
-    db = str(tmp_path / "w.duckdb")
-    sim = _run("--db", db, "simulate-panel", "--items", "240", "--truth", str(tmp_path / "truth.csv"), "--json")
-    assert sim["status"] == "completed" and sim["loaded"] == sim["read"] == 240 * 101
-    truth = pd.read_csv(tmp_path / "truth.csv")
-    # Welfare inputs: the authored GWA ratings, and authored rankings of the simulated items
-    # (math items on the GWA with the least automation desire, others spread over all three).
+def _welfare_folder(tmp_path: Path, truth: pd.DataFrame) -> Path:
+    """Welfare inputs: the authored GWA ratings, and authored rankings of the simulated items
+    (math items on the GWA with the least automation desire, others spread over all three)."""
     folder = tmp_path / "welfare"
     folder.mkdir()
     for name in ("task_ratings.csv", "task_gwa.csv"):
@@ -43,6 +40,47 @@ def test_simulate_then_analyze_with_welfare(tmp_path: Path) -> None:
             for framing in ("automation", "augmentation"):
                 for k, g in enumerate(order, start=1):
                     w.writerow([item, framing, k, g, "authored"])
+    return folder
+
+
+def test_v_star_options_and_output(tmp_path: Path) -> None:
+    """analyze items --welfare: Eq. 1's weights, the r sweep, r's units and the stated assumptions."""
+    db = str(tmp_path / "w.duckdb")
+    _run("--db", db, "simulate-panel", "--items", "240", "--truth", str(tmp_path / "truth.csv"), "--json")
+    folder = _welfare_folder(tmp_path, pd.read_csv(tmp_path / "truth.csv"))
+    summary = _run("--db", db, "analyze", "items", "--n-boot", "20", "--welfare", str(folder),
+                   "--out", str(tmp_path / "out"), "--json")  # fmt: skip
+    items = pd.read_csv(tmp_path / "out" / "items.csv")
+    # v* of Eq. 1: excluded items get none and say why; the sweep compares the three weightings
+    excluded = items["excluded"].notna()
+    assert (items.loc[excluded, "v_star"] == 0).all() and items.loc[excluded, "v_star_reason"].notna().all()
+    v = summary["welfare"]["v_star"]
+    assert v["r_over_r0"] == 1 and v["n_weighted"] == int((~excluded).sum()) and v["sigma"] == "diagonal"
+    assert [row["r_over_r0"] for row in v["sweep"]] == pytest.approx([0.1, 1, 10, 100])
+    for row in v["sweep"]:  # shares of the attainable W(v*) under the estimates: Eq. 1 is the maximum
+        assert row["share_eq1"] == pytest.approx(1.0, abs=1e-9)
+        assert row["share_diagonal"] <= 1 + 1e-9 and row["share_uniform"] <= 1 + 1e-9
+    assert any("linear prices" in a for a in v["assumptions"]) and any("per dollar" in a for a in v["assumptions"])
+    absolute = _run("--db", db, "analyze", "items", "--n-boot", "20", "--welfare", str(folder), "--r", "1",
+                    "--r-unit", "per-dollar", "--r-sweep", "1", "--json")  # fmt: skip
+    va = absolute["welfare"]["v_star"]
+    assert va["r_per_dollar"] == 1 and va["r_over_r0"] == pytest.approx(1 / va["r0_per_dollar"])
+    text = runner.invoke(app, ["--db", db, "analyze", "items", "--n-boot", "20", "--welfare", str(folder)])
+    assert text.exit_code == 0, text.output
+    for needle in ("v* (Eq. 1", "negative weights", "diagonal rule", "best uniform", "assumptions"):
+        assert needle in text.output
+    bad = runner.invoke(app, ["--db", db, "analyze", "items", "--welfare", str(folder), "--r-sweep", "a,b"])
+    assert bad.exit_code == 2 and "--r-sweep" in bad.output
+
+
+def test_simulate_then_analyze_with_welfare(tmp_path: Path) -> None:
+    db = str(tmp_path / "w.duckdb")
+    sim = _run("--db", db, "simulate-panel", "--items", "240", "--truth", str(tmp_path / "truth.csv"), "--json")
+    assert sim["status"] == "completed" and sim["loaded"] == sim["read"] == 240 * 101
+    truth = pd.read_csv(tmp_path / "truth.csv")
+    # Welfare inputs: the authored GWA ratings, and authored rankings of the simulated items
+    # (math items on the GWA with the least automation desire, others spread over all three).
+    folder = _welfare_folder(tmp_path, truth)
     summary = _run("--db", db, "analyze", "items", "--n-boot", "100", "--welfare", str(folder),
                    "--out", str(tmp_path / "out"), "--json")  # fmt: skip
     assert summary["n_items"] == 240
@@ -51,7 +89,7 @@ def test_simulate_then_analyze_with_welfare(tmp_path: Path) -> None:
     assert summary["welfare"]["math_on_frontier"] == 0
     assert summary["welfare"]["fosd_general_over_math"]["dominates"]
     items = pd.read_csv(tmp_path / "out" / "items.csv")
-    assert {"w_auto", "w_aug", "quadrant", "v_star"} <= set(items.columns)
+    assert {"w_auto", "w_aug", "quadrant", "v_star", "v_star_diagonal", "v_star_reason"} <= set(items.columns)
     con = duckdb.connect(db, read_only=True)
     stored = con.execute("SELECT count(*), count(w_auto), count(v_star) FROM analysis_item").fetchall()[0]
     assert stored == (240, 240, 240)

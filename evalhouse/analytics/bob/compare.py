@@ -34,6 +34,7 @@ from evalhouse.analytics.bob.lobo import eligible_rows
 from evalhouse.analytics.bob.texts import QUERY_PREFIX, TextStore, load_text_store
 from evalhouse.analytics.data.aa import AA_SOURCE, aa_frames
 from evalhouse.analytics.equate.curves import curve_rows, theta_rows
+from evalhouse.common.jsonable import to_jsonable
 from evalhouse.common.resources import read_sql
 from evalhouse.errors import DataMissing, InputError
 
@@ -163,6 +164,8 @@ def compare_models(  # noqa: PLR0913 - keyword-only settings of one analysis
     min_observed: int = 4,
     bandwidth: float = 0.45,
     shrinkage: str = "support",
+    information: str = "mean",
+    explain: str | None = None,
 ) -> TaskComparisonRun:
     """Rank the AA configurations for a task described in words (paper 004 §3.3, BoB-Support).
 
@@ -175,7 +178,8 @@ def compare_models(  # noqa: PLR0913 - keyword-only settings of one analysis
     theta, support, rank_task, rank_theta), ``median_support``, ``far_from_all`` (the task's
     nearest benchmark is farther from it than any benchmark is from its own nearest neighbour: no
     benchmark is specifically about the task, so the adjustment to θ rests on loosely related
-    benchmarks).
+    benchmarks). With ``explain`` (a model id, or a name or unique part of one): ``explain`` holds
+    what puts that model where it is (:func:`explain_model`).
     """
     if top < 1:
         raise InputError(f"top must be >= 1, got {top}")
@@ -187,7 +191,12 @@ def compare_models(  # noqa: PLR0913 - keyword-only settings of one analysis
     cache = EmbeddingCache(con, enc, read_only=True)
     emb = embed_benchmarks(store, used, enc, cache=cache)
     eq, bob = fit_bob(
-        wide, emb, equating_params={"min_observed": min_observed}, bandwidth=bandwidth, shrinkage=shrinkage
+        wide,
+        emb,
+        equating_params={"min_observed": min_observed},
+        bandwidth=bandwidth,
+        shrinkage=shrinkage,
+        information=information,
     )
     qvec = cache.encode([query])[0]
     if not np.linalg.norm(qvec) > 0:
@@ -232,9 +241,12 @@ def compare_models(  # noqa: PLR0913 - keyword-only settings of one analysis
         "far_from_all": bool(nearest[0]["distance"] > max_nn),
         "ranking": _ranking_rows(result.table, names, top),
         "movers": _ranking_rows(result.movers, names, top),
+        "information": information,
         "normalisation": eq.normalisation_,
         "snapshot_id": wide.attrs.get("snapshot_id"),
     }
+    if explain is not None:
+        payload["explain"] = explain_model(bob, qvec, resolve_model(explain, list(eq.models_), names), names)
     record = make_record(
         kind="task_comparison",
         estimator="evalhouse.analytics.bob.estimator.BalanceOfBenchmarks",
@@ -270,6 +282,59 @@ def compare_models(  # noqa: PLR0913 - keyword-only settings of one analysis
     ]
     results = {"theta": theta_rows(eq), "curve": curve_rows(eq), "quantity": quantities}
     return TaskComparisonRun(payload, record, results, _used_texts(store, used), cache)
+
+
+def resolve_model(wanted: str, models: Sequence[str], names: pd.Series) -> str:
+    """The fitted model ``wanted`` names: its id, its display name (any case), or a unique part of either."""
+    text = " ".join(str(wanted).split()).lower()
+    if not text:
+        raise InputError("--explain needs a model id or name")
+    label = {m: str(names.get(m, m)) for m in models}
+    for test in (lambda m: m.lower() == text, lambda m: label[m].lower() == text):
+        exact = [m for m in models if test(m)]
+        if len(exact) == 1:
+            return exact[0]
+    found = [m for m in models if text in m.lower() or text in label[m].lower()]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise InputError(f"no ranked configuration matches {wanted!r} (models with too few benchmarks are not ranked)")
+    listed = "; ".join(f"{m} ({label[m]})" for m in found[:12])
+    more = f" and {len(found) - 12} more" if len(found) > 12 else ""
+    raise InputError(f"{wanted!r} matches {len(found)} configurations, name one: {listed}{more}")
+
+
+def explain_model(bob: Any, qvec: np.ndarray, model: str, names: pd.Series) -> dict[str, Any]:
+    """Summary, per-benchmark rows and sibling configurations of one model for ``--explain``.
+
+    Siblings are the configurations whose display name shares the part before " (" (e.g. the
+    reasoning efforts of one model), with their ranks under the same query.
+    """
+    summary, rows = bob.explain(qvec, model)
+    summary["name"] = str(names.get(model, model))
+    table = bob.predict(qvec, top=1).table
+    stem = summary["name"].split(" (")[0].strip().lower()
+    siblings = [
+        {
+            "model": str(m),
+            "name": str(names.get(m, m)),
+            "task_score": round(float(r["task_score"]), 6),
+            "theta": round(float(r["theta"]), 6),
+            "rank_task": int(r["rank_task"]),
+            "rank_theta": int(r["rank_theta"]),
+        }
+        for m, r in table.iterrows()
+        if str(names.get(m, m)).split(" (")[0].strip().lower() == stem
+    ]
+    records = to_jsonable(rows.reset_index(names="benchmark").to_dict("records"))
+    return {
+        "summary": summary,
+        "benchmarks": records,
+        "siblings": siblings,
+        "reading": "task score = theta + sum of contributions; contribution = beta x share x z, share = "
+        "g x w x I / sum(g x w x I) over the model's observed benchmarks (g relevance to the task, w robust "
+        "weight, I information weight)",
+    }
 
 
 def _used_texts(store: TextStore, used: Sequence[str]) -> TextStore:

@@ -19,12 +19,20 @@ cells (relevance, robust weight and item information); prediction ``y_m = θ_m +
 ``β = λP/(P + α)`` (BoB–Support, ``λ = α = 1``), ``β = c`` (BoB–Constant) or ``β = 1`` (no
 shrinkage); ``y = θ`` at zero support.
 
-Information weights (``information``): ``"cell"`` (default, the paper's) uses each cell's
-``I_mi = f_i'(θ_m)² / max(σ_i², 1e-6)`` as is; ``"normalised"`` (an option) divides it by the mean
-information of its benchmark over the observed models; ``"none"`` drops it. Why the option exists:
-``z`` is already divided by ``σ_i`` and raw ``I_mi`` divides by ``σ_i²`` again, so a floor-dominated
-benchmark with a tiny residual scale (AA's CritPt: most models score 0) can outweigh every other
-benchmark by orders of magnitude. ``reproduce paper-004`` prints both.
+Information weights (``information``), from the cell information
+``I_mi = f_i'(θ_m)² / max(σ_i², 1e-6)``: ``"mean"`` (default) weights each benchmark by its mean
+item information ``Ī_i`` over the observed models, one weight per benchmark; ``"cell"`` uses each
+cell's ``I_mi`` (the model's local information); ``"normalised"`` uses ``I_mi / Ī_i``; ``"none"``
+drops information. Why ``"mean"``: the paper lists "mean item information" among the quantities
+every aggregation rule shares (App. F.2) and names weighting "by local information" only for its
+first-order latent-offset alternative (App. I.1, "Residual-to-ability scale"), so local
+information is not the main rule. And
+local information misleads: ``z`` is already divided by ``σ_i``, raw ``I_mi`` divides by ``σ_i²``
+again and peaks where a curve is steep, so for the strongest models a floor-dominated benchmark
+with a tiny residual scale (AA's CritPt: most models score 0) outweighs every benchmark near the
+task — for Claude Opus 4.7 (max effort) CritPt carried 54% of its residual weight for "agentic
+coding in a terminal" under ``"cell"``, 7% under ``"mean"``. ``reproduce paper-004`` prints every
+mode as a control.
 """
 
 from __future__ import annotations
@@ -38,8 +46,8 @@ from evalhouse.errors import InputError
 
 Shrinkage = Literal["support", "constant", "none"]
 SHRINKAGES: tuple[str, ...] = ("support", "constant", "none")
-Information = Literal["normalised", "cell", "none"]
-INFORMATION_MODES: tuple[str, ...] = ("normalised", "cell", "none")
+Information = Literal["mean", "normalised", "cell", "none"]
+INFORMATION_MODES: tuple[str, ...] = ("mean", "normalised", "cell", "none")
 DensityMode = Literal["inverse", "flat"]
 DENSITY_MODES: tuple[str, ...] = ("inverse", "flat")
 BANDWIDTHS: tuple[float, ...] = (0.30, 0.45, 0.60)
@@ -106,16 +114,22 @@ def relevance(query_distances: np.ndarray, u: np.ndarray, h: float) -> np.ndarra
     return np.exp(-(np.asarray(query_distances) ** 2) / (2 * h**2)) * u
 
 
-def information_weights(info: np.ndarray, Wt: np.ndarray, mode: Information = "cell") -> np.ndarray | None:
+def mean_information(info: np.ndarray, Wt: np.ndarray) -> np.ndarray:
+    """``Ī_i``: each benchmark's cell information averaged over its observed models (``Wt > 0``)."""
+    obs = Wt > 0
+    return np.where(obs, info, 0.0).sum(axis=0) / np.maximum(obs.sum(axis=0), 1)
+
+
+def information_weights(info: np.ndarray, Wt: np.ndarray, mode: Information = "mean") -> np.ndarray | None:
     """Information weights for the residual mean (see module docstring); ``None`` for ``"none"``."""
     if mode == "none":
         return None
     if mode == "cell":
         return info
+    if mode == "mean":
+        return np.broadcast_to(mean_information(info, Wt)[None, :], info.shape)
     if mode == "normalised":
-        obs = Wt > 0
-        n = obs.sum(axis=0)
-        mean = np.where(obs, info, 0.0).sum(axis=0) / np.maximum(n, 1)
+        mean = mean_information(info, Wt)
         return np.divide(info, mean[None, :], out=np.zeros_like(info), where=mean[None, :] > 0)
     raise InputError(f"information={mode!r} is not one of {list(INFORMATION_MODES)}")
 

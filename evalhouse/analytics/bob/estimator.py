@@ -69,9 +69,10 @@ class BalanceOfBenchmarks(AnalysisEstimator):
         BoB–Support constants (paper: 1, 1).
     constant : float, optional
         BoB–Constant coefficient; ``None`` = median support factor per query.
-    information : {"cell", "normalised", "none"}
-        Item-information weights in ``r̄``: the paper's ``I_mi = f_i'(θ_m)²/σ_i²`` (default), or
-        divided by each benchmark's mean information (see :mod:`evalhouse.analytics.bob.density`).
+    information : {"mean", "cell", "normalised", "none"}
+        Item-information weights in ``r̄``: each benchmark's mean item information (default, the
+        paper's), the cell's own ``I_mi = f_i'(θ_m)²/σ_i²``, that divided by the benchmark mean,
+        or none (see :mod:`evalhouse.analytics.bob.density`).
     density : {"inverse", "flat"}
         Inverse-density ``u`` or the flat ``u ≡ 1`` control in the relevance.
 
@@ -98,7 +99,7 @@ class BalanceOfBenchmarks(AnalysisEstimator):
         lam: float = 1.0,
         alpha: float = 1.0,
         constant: float | None = None,
-        information: Information = "cell",
+        information: Information = "mean",
         density: DensityMode = "inverse",
     ) -> None:
         self.bandwidth = bandwidth
@@ -243,6 +244,68 @@ class BalanceOfBenchmarks(AnalysisEstimator):
         )
         movers = table.reindex(table["rank_change"].abs().sort_values(ascending=False, kind="stable").index)
         return TaskComparison(table=table, nearest=nearest, movers=movers, bandwidth=self.bandwidth, h=self.h_)
+
+    def explain(self, query_vec: np.ndarray, model: str) -> tuple[dict[str, Any], pd.DataFrame]:
+        """Why ``model`` lands where it does for a query: its summary and one row per benchmark.
+
+        Rows: observed, raw and normalised score, fitted curve value f(θ), residual scale σ,
+        standardised residual z, robust weight w, information weight, distance to the query,
+        relevance g (with u), the cell's share of the residual mean's weight (g w I / Σ g w I),
+        and its contribution β · share · z to the task score, so θ + Σ contributions = task score
+        (θ alone at zero support).
+        """
+        eq = self.equating_
+        if model not in eq.models_:
+            raise InputError(f"{model!r} is not among the fitted models")
+        out = self.field(query_vec)
+        i = eq.models_.get_loc(model)
+        Wt = eq.weights_.to_numpy()
+        info_all = information_weights(eq.information_.to_numpy(), Wt, self.information)
+        info = np.ones(Wt.shape[1]) if info_all is None else np.asarray(info_all)[i]
+        w = Wt[i]
+        z = eq.residuals_.to_numpy()[i]
+        g = out["g"]
+        a = g * w * info
+        share = a / a.sum() if a.sum() > 0 else np.zeros_like(a)
+        beta = float(out["beta"][i])
+        theta = float(eq.theta_.loc[model])
+        span = (eq.score_max_ - eq.score_min_).to_numpy()
+        s = eq.scores_.to_numpy()[i]
+        rows = pd.DataFrame(
+            {
+                "observed": w > 0,
+                "raw": eq.score_min_.to_numpy() + s * span,
+                "score": s,
+                "fitted": eq.curve(theta).to_numpy().ravel(),
+                "sigma": eq.sigma_.to_numpy(),
+                "z": z,
+                "robust_weight": w,
+                "information": info,
+                "distance": out["distance"],
+                "relevance": g,
+                "u": self.u_.to_numpy(),
+                "share": share,
+                "contribution": np.where(w > 0, beta * share * np.nan_to_num(z), 0.0),
+            },
+            index=eq.benchmarks_,
+        ).sort_values("share", ascending=False)
+        ranks = pd.Series(out["y"], index=eq.models_).rank(ascending=False, method="min")
+        theta_ranks = eq.theta_.loc[eq.models_].rank(ascending=False, method="min")
+        summary = {
+            "model": str(model),
+            "theta": theta,
+            "rank_theta": int(theta_ranks.loc[model]),
+            "task_score": float(out["y"][i]),
+            "rank_task": int(ranks.loc[model]),
+            "n_models": len(eq.models_),
+            "support": float(out["support"][i]),
+            "beta": beta,
+            "residual_mean": float(out["rbar"][i]),
+            "n_observed": int((w > 0).sum()),
+            "information": self.information,
+            "shrinkage": self.shrinkage,
+        }
+        return summary, rows
 
 
 def fit_bob(

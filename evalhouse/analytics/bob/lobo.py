@@ -11,9 +11,13 @@ that have an observed ``t``:
   correlated. It asks whether a method knows which models are unusually strong or weak on ``t``.
 
 The field bandwidth is chosen per outer fold from :data:`~evalhouse.analytics.bob.estimator.BANDWIDTHS`
-by mean inner leave-one-benchmark-out profile on the pool (nested; the target never enters).
-Pool fits are cached by column set, so the inner fits of fold ``t`` for target ``j`` and of fold
-``j`` for target ``t`` are the same fit.
+by inner leave-one-benchmark-out on the pool (nested; the target never enters), with the paper's
+criterion: the mean of inner level and inner profile (App. J, "Field bandwidth";
+``selection="profile"`` uses the inner profile alone). The hard-rule controls select their size
+in the same inner folds by mean inner profile, as the paper's App. F.2: ``k`` of top-k from
+:data:`TOP_K` and the radius of the radius rule from :data:`RADII` (multiples of the pool's
+median distance). Pool fits are cached by column set, so the inner fits of fold ``t`` for target
+``j`` and of fold ``j`` for target ``t`` are the same fit.
 
 Baselines: ``θ`` alone, uniform mean of standardised pool scores, nearest benchmark (standardised
 score on the model's closest observed pool benchmark in description space), first principal
@@ -26,7 +30,7 @@ paired one-sided Wilcoxon signed-rank test over folds, Holm-adjusted.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,10 +50,11 @@ METHODS: tuple[str, ...] = (
     "BoB-Constant",
     "BoB no shrinkage",
     "BoB flat (u=1)",
+    "BoB mean information",
     "BoB normalised information",
     "BoB cell information",
     "BoB no information",
-    "top-3 benchmarks",
+    "top-k benchmarks",
     "benchmarks within radius",
     "support-matched top-k",
     "theta alone",
@@ -61,6 +66,10 @@ METHODS: tuple[str, ...] = (
 )
 MIN_SCORED = 15  # paper App. A: a ranking target needs fifteen scored configurations
 GLS_RIDGE = 0.05
+TOP_K: tuple[int, ...] = (1, 2, 3, 4, 5)  # paper App. F.2's inner grid for top-k
+RADII: tuple[float, ...] = (0.25, 0.40, 0.55, 0.70, 1.00)  # paper App. F.2's radii, x the pool's median distance
+SELECTIONS: tuple[str, ...] = ("level+profile", "profile")
+FIXED_K, FIXED_RADIUS = 3, 0.70  # the hard rules' sizes when inner selection is off
 
 
 # ---------------------------------------------------------------------- metrics
@@ -187,7 +196,7 @@ def bob_predict(
     query: np.ndarray,
     bandwidth: float,
     shrinkage: str = "support",
-    information: str = "cell",
+    information: str = "mean",
 ) -> np.ndarray:
     """BoB prediction for every model of a pool fit."""
     dist = angular_distance(query[None, :], fit.X)[0]
@@ -196,20 +205,29 @@ def bob_predict(
     return bob_field(fit.theta, fit.Z, fit.Wt, g, info, shrinkage=shrinkage)["y"]  # type: ignore[arg-type]
 
 
-def hard_rule_predictions(fit: PoolFit, query: np.ndarray, bandwidth: float, information: str) -> dict[str, np.ndarray]:
-    """Hard-rule controls (paper 004 §4): the field replaced by a 0/1 choice of benchmarks.
+def hard_rule_predictions(  # noqa: PLR0913 - one control's settings
+    fit: PoolFit,
+    query: np.ndarray,
+    bandwidth: float,
+    information: str,
+    *,
+    k: int = FIXED_K,
+    radius: float = FIXED_RADIUS,
+) -> dict[str, np.ndarray]:
+    """Hard-rule controls (paper 004 §4, App. F.2): the field replaced by a 0/1 choice of benchmarks.
 
-    top-3: the three benchmarks nearest the query; radius: those within ``bandwidth`` x the median
-    distance; support-matched top-k: k = round((Σg)² / Σg²) of the soft relevances (the field's
-    effective number of benchmarks). Each uses BoB-Support's shrinkage on the chosen benchmarks.
+    top-k: the ``k`` benchmarks nearest the query; radius: those within ``radius`` x the pool's
+    median distance (none within: zero support, so the prediction is θ); support-matched top-k:
+    k = round((Σg)² / Σg²) of the soft relevances at ``bandwidth`` (the field's effective number
+    of benchmarks). Each uses BoB-Support's shrinkage on the chosen benchmarks.
     """
     dist = angular_distance(query[None, :], fit.X)[0]
     g = relevance(dist, fit.u, bandwidth * fit.median)
     order = np.argsort(dist, kind="stable")
     k_eff = max(1, round(float(g.sum() ** 2 / (g**2).sum())))
     masks = {
-        "top-3 benchmarks": np.isin(np.arange(len(dist)), order[:3]),
-        "benchmarks within radius": dist <= bandwidth * fit.median,
+        "top-k benchmarks": np.isin(np.arange(len(dist)), order[:k]),
+        "benchmarks within radius": dist <= radius * fit.median,
         "support-matched top-k": np.isin(np.arange(len(dist)), order[:k_eff]),
     }
     info = information_weights(fit.info, fit.Wt, information)  # type: ignore[arg-type]
@@ -217,6 +235,12 @@ def hard_rule_predictions(fit: PoolFit, query: np.ndarray, bandwidth: float, inf
         label: bob_field(fit.theta, fit.Z, fit.Wt, mask.astype(float), info, shrinkage="support")["y"]
         for label, mask in masks.items()
     }
+
+
+def _hard_rule(fit: PoolFit, query: np.ndarray, information: str, rule: str, size: float) -> np.ndarray:
+    if rule == "top-k benchmarks":
+        return hard_rule_predictions(fit, query, 0.45, information, k=int(size))[rule]
+    return hard_rule_predictions(fit, query, 0.45, information, radius=float(size))[rule]
 
 
 def baseline_predictions(fit: PoolFit, query: np.ndarray) -> dict[str, np.ndarray]:
@@ -264,6 +288,7 @@ class LoboResult:
     benchmarks: list[str]
     n_rows: int
     n_fits: int
+    selected: pd.DataFrame = field(default_factory=pd.DataFrame)  # per target: bandwidth, k, radius, n_within_radius
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -272,6 +297,7 @@ class LoboResult:
             "summary": self.summary.round(4).reset_index(names="method").to_dict("records"),
             "tests": self.tests.round(5).reset_index(names="baseline").to_dict("records"),
             "selected_bandwidth": {k: float(v) for k, v in self.selected_bandwidth.items()},
+            "selected": {t: {k: float(v) for k, v in row.items()} for t, row in self.selected.iterrows()},
         }
 
 
@@ -280,16 +306,41 @@ def eligible_rows(wide: pd.DataFrame, min_numeric: int = 5) -> pd.DataFrame:
     return wide.loc[wide.notna().sum(axis=1) >= min_numeric]
 
 
-def select_bandwidth(
+@dataclass
+class InnerSelection:
+    """What the inner folds of one outer fold chose, and the criteria they chose it by."""
+
+    bandwidth: float
+    k: int
+    radius: float
+    bandwidth_criteria: dict[float, float]
+    k_profiles: dict[int, float]
+    radius_profiles: dict[float, float]
+
+
+def _best(scores: Mapping[Any, float], default: Any) -> Any:
+    finite = {key: v for key, v in scores.items() if np.isfinite(v)}
+    return max(finite, key=finite.__getitem__) if finite else default
+
+
+def inner_selection(  # noqa: PLR0913 - keyword-only settings of one selection
     cache: PoolCache,
     pool: Sequence[str],
     bandwidths: Sequence[float] = BANDWIDTHS,
+    *,
     embeddings: pd.DataFrame | None = None,
-    information: str = "cell",
-) -> tuple[float, dict[float, float]]:
-    """Inner LOBO on ``pool``: the bandwidth with the highest mean inner profile."""
+    information: str = "mean",
+    selection: str = "level+profile",
+    hard_rules: bool = True,
+) -> InnerSelection:
+    """Inner LOBO on ``pool``: the bandwidth by ``selection`` (the paper's mean of level and profile,
+    or profile), and the top-k ``k`` and the radius by mean inner profile (paper App. F.2)."""
+    if selection not in SELECTIONS:
+        raise InputError(f"selection={selection!r} is not one of {list(SELECTIONS)}")
     emb = cache.embeddings if embeddings is None else embeddings
-    scores: dict[float, list[float]] = {float(h): [] for h in bandwidths}
+    crit: dict[float, list[float]] = {float(h): [] for h in bandwidths}
+    by_k: dict[int, list[float]] = {k: [] for k in TOP_K}
+    by_r: dict[float, list[float]] = {r: [] for r in RADII}
     for j in pool:
         inner = [c for c in pool if c != j]
         fit = cache.get(inner)
@@ -299,13 +350,48 @@ def select_bandwidth(
         if keep.sum() < MIN_SCORED:
             continue
         q = _query_vector(emb, j)
+        th = fit.theta[keep]
         for h in bandwidths:
-            y = bob_predict(fit, q, h, "support", information)
-            scores[float(h)].append(profile_correlation(y[keep], y_true, fit.theta[keep]))
-    means = {h: float(np.nanmean(v)) if v else float("nan") for h, v in scores.items()}
-    finite = {h: m for h, m in means.items() if np.isfinite(m)}
-    best = max(finite, key=finite.__getitem__) if finite else 0.45
-    return best, means
+            y = bob_predict(fit, q, h, "support", information)[keep]
+            profile = profile_correlation(y, y_true, th)
+            value = profile if selection == "profile" else (level_correlation(y, y_true) + profile) / 2
+            crit[float(h)].append(value)
+        if hard_rules:
+            for k in TOP_K:
+                y = _hard_rule(fit, q, information, "top-k benchmarks", k)[keep]
+                by_k[k].append(profile_correlation(y, y_true, th))
+            for r in RADII:
+                y = _hard_rule(fit, q, information, "benchmarks within radius", r)[keep]
+                by_r[r].append(profile_correlation(y, y_true, th))
+
+    def means(d: Mapping[Any, list[float]]) -> dict[Any, float]:
+        return {key: float(np.nanmean(v)) if v and np.isfinite(v).any() else float("nan") for key, v in d.items()}
+
+    crit_m, k_m, r_m = means(crit), means(by_k), means(by_r)
+    return InnerSelection(
+        bandwidth=float(_best(crit_m, 0.45)),
+        k=int(_best(k_m, FIXED_K)),
+        radius=float(_best(r_m, FIXED_RADIUS)),
+        bandwidth_criteria=crit_m,
+        k_profiles=k_m,
+        radius_profiles=r_m,
+    )
+
+
+def select_bandwidth(  # noqa: PLR0913 - keyword-only settings of one selection
+    cache: PoolCache,
+    pool: Sequence[str],
+    bandwidths: Sequence[float] = BANDWIDTHS,
+    *,
+    embeddings: pd.DataFrame | None = None,
+    information: str = "mean",
+    selection: str = "level+profile",
+) -> tuple[float, dict[float, float]]:
+    """Inner LOBO on ``pool``: the bandwidth with the best mean inner criterion (``selection``)."""
+    sel = inner_selection(
+        cache, pool, bandwidths, embeddings=embeddings, information=information, selection=selection, hard_rules=False
+    )
+    return sel.bandwidth, sel.bandwidth_criteria
 
 
 def _target(wide: pd.DataFrame, fit: PoolFit, target: str) -> tuple[np.ndarray, np.ndarray]:
@@ -326,7 +412,8 @@ def lobo_evaluate(  # noqa: PLR0913 - keyword-only settings of one analysis
     equating_params: Mapping[str, Any] | None = None,
     density_scale: float = 0.25,
     controls: bool = True,
-    information: str = "cell",
+    information: str = "mean",
+    selection: str = "level+profile",
     cache: PoolCache | None = None,
 ) -> LoboResult:
     """Leave-one-benchmark-out level and profile for BoB and the baselines.
@@ -340,14 +427,17 @@ def lobo_evaluate(  # noqa: PLR0913 - keyword-only settings of one analysis
     reference : pd.Series, optional
         A published composite per model (AA Intelligence Index) scored as a baseline.
     inner : bool
-        Select the bandwidth per fold by nested inner LOBO; otherwise use ``fixed_bandwidth``.
+        Select the bandwidth (and the hard rules' k and radius) per fold by nested inner LOBO;
+        otherwise use ``fixed_bandwidth`` (and k = 3, radius 0.70).
     min_numeric : int
         Row eligibility: observed benchmarks among the columns (paper: 5).
     controls : bool
-        Also run the flat ``u ≡ 1`` control (one extra fit per fold) and the two other
-        information weightings of BoB–Support.
-    information : {"normalised", "cell", "none"}
-        Information weights of the residual mean (see :mod:`evalhouse.analytics.bob.estimator`).
+        Also run the flat ``u ≡ 1`` control (one extra fit per fold), the other information
+        weightings of BoB–Support and the hard rules.
+    information : {"mean", "normalised", "cell", "none"}
+        Information weights of the residual mean (see :mod:`evalhouse.analytics.bob.density`).
+    selection : {"level+profile", "profile"}
+        The inner criterion for the bandwidth: the paper's mean of level and profile, or profile.
     """
     wide = eligible_rows(wide, min_numeric)
     benchmarks = [str(c) for c in wide.columns]
@@ -356,7 +446,7 @@ def lobo_evaluate(  # noqa: PLR0913 - keyword-only settings of one analysis
         raise InputError(f"no embedding for benchmark(s) {missing}")
     cache = cache or PoolCache(wide, embeddings, equating_params, density_scale)
     rows: dict[str, dict[tuple[str, str], float]] = {}
-    selected: dict[str, float] = {}
+    chosen: dict[str, dict[str, float]] = {}
     for target in benchmarks:
         pool = [c for c in benchmarks if c != target]
         fit = cache.get(pool)
@@ -365,31 +455,17 @@ def lobo_evaluate(  # noqa: PLR0913 - keyword-only settings of one analysis
         s, keep = _target(wide, fit, target)
         if keep.sum() < MIN_SCORED:
             continue
-        h = select_bandwidth(cache, pool, bandwidths, information=information)[0] if inner else float(fixed_bandwidth)
-        selected[target] = h
+        if inner:
+            sel = inner_selection(
+                cache, pool, bandwidths, information=information, selection=selection, hard_rules=controls
+            )
+            h, k, radius = sel.bandwidth, sel.k, sel.radius
+        else:
+            h, k, radius = float(fixed_bandwidth), FIXED_K, FIXED_RADIUS
         q = _query_vector(embeddings, target)
-        th = fit.theta[keep]
-        preds: dict[str, np.ndarray] = {
-            BOB: bob_predict(fit, q, h, "support", information),
-            "BoB-Constant": bob_predict(fit, q, h, "constant", information),
-            "BoB no shrinkage": bob_predict(fit, q, h, "none", information),
-        }
-        if controls:
-            # Same bandwidth, other information weightings: shows what the choice does.
-            for label, mode in (
-                ("BoB normalised information", "normalised"),
-                ("BoB cell information", "cell"),
-                ("BoB no information", "none"),
-            ):
-                if mode != information:
-                    preds[label] = bob_predict(fit, q, h, "support", mode)
-            preds.update(hard_rule_predictions(fit, q, h, information))
-        preds.update(baseline_predictions(fit, q))
-        rec: dict[tuple[str, str], float] = {}
-        for name, y in preds.items():
-            yk = y[keep]
-            rec[(name, "level")] = level_correlation(yk, s)
-            rec[(name, "profile")] = profile_correlation(yk, s, th)
+        within = int((angular_distance(q[None, :], fit.X)[0] <= radius * fit.median).sum())
+        chosen[target] = {"bandwidth": h, "k": float(k), "radius": radius, "n_within_radius": float(within)}
+        rec = _fold_metrics(fit, q, s, keep, h=h, information=information, k=k, radius=radius, controls=controls)
         if controls:
             flat = cache.get(pool, density="flat")
             if flat is not None:
@@ -401,6 +477,7 @@ def lobo_evaluate(  # noqa: PLR0913 - keyword-only settings of one analysis
             ref = reference.reindex(fit.models).to_numpy(dtype=float)[keep]
             ok = np.isfinite(ref)
             if ok.sum() >= MIN_SCORED:
+                th = fit.theta[keep]
                 rec[("published index", "level")] = level_correlation(ref[ok], s[ok])
                 rec[("published index", "profile")] = profile_correlation(ref[ok], s[ok], th[ok])
         rec[("n", "scored")] = float(keep.sum())
@@ -413,11 +490,51 @@ def lobo_evaluate(  # noqa: PLR0913 - keyword-only settings of one analysis
         folds=folds,
         summary=summary,
         tests=tests,
-        selected_bandwidth=pd.Series(selected, name="bandwidth"),
+        selected_bandwidth=pd.Series({t: c["bandwidth"] for t, c in chosen.items()}, name="bandwidth"),
         benchmarks=benchmarks,
         n_rows=len(wide),
         n_fits=cache.n_fits,
+        selected=pd.DataFrame.from_dict(chosen, orient="index"),
     )
+
+
+def _fold_metrics(  # noqa: PLR0913 - one outer fold's settings
+    fit: PoolFit,
+    q: np.ndarray,
+    s: np.ndarray,
+    keep: np.ndarray,
+    *,
+    h: float,
+    information: str,
+    k: int,
+    radius: float,
+    controls: bool,
+) -> dict[tuple[str, str], float]:
+    """Level and profile of BoB, its variants, the controls and the baselines on one outer fold."""
+    preds: dict[str, np.ndarray] = {
+        BOB: bob_predict(fit, q, h, "support", information),
+        "BoB-Constant": bob_predict(fit, q, h, "constant", information),
+        "BoB no shrinkage": bob_predict(fit, q, h, "none", information),
+    }
+    if controls:
+        # Same bandwidth, other information weightings: shows what the choice does.
+        for label, mode in (
+            ("BoB mean information", "mean"),
+            ("BoB normalised information", "normalised"),
+            ("BoB cell information", "cell"),
+            ("BoB no information", "none"),
+        ):
+            if mode != information:
+                preds[label] = bob_predict(fit, q, h, "support", mode)
+        preds.update(hard_rule_predictions(fit, q, h, information, k=k, radius=radius))
+    preds.update(baseline_predictions(fit, q))
+    th = fit.theta[keep]
+    rec: dict[tuple[str, str], float] = {}
+    for name, y in preds.items():
+        yk = y[keep]
+        rec[(name, "level")] = level_correlation(yk, s)
+        rec[(name, "profile")] = profile_correlation(yk, s, th)
+    return rec
 
 
 def summarise(folds: pd.DataFrame) -> pd.DataFrame:

@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from evalhouse.analytics.items.audit import ItemAudit
-from evalhouse.analytics.items.engine import DuckDBEngine, Engine, SparkEngine, export_parquet, local_spark
+from evalhouse.analytics.items.engine import DuckDBEngine, Engine, SparkEngine, export_parquet, local_spark, render
 from evalhouse.analytics.items.landscape import add_welfare
+from evalhouse.analytics.items.optimal import OptimalWeights
 from evalhouse.analytics.items.simulate import PanelSpec, SimulatedPanel, simulate_panel
 from evalhouse.errors import InputError
 from evalhouse.pipeline import ledger
@@ -32,18 +33,22 @@ SIMULATOR = ledger.SourceRow(
     "simulate-panel", "evalhouse panel simulator (known ground truth)", "simulation", 4, "evalhouse", None
 )
 CSV_COLUMNS = [
-    "item_id", "benchmark", "domain", "n_responses", "p_mean", "sigma2", "z", "margin_mean",
-    "slope_pt", "slope_sft", "slope_rl", "se_pt", "se_sft", "se_rl", "cheapest_axis", "marginal_cost",
+    "item_id", "benchmark", "domain", "n_responses", "p_mean", "sigma2", "sigma2_lo", "sigma2_hi", "z",
+    "margin_median", "margin_mean", "slope_pt", "slope_sft", "slope_rl", "se_pt", "se_sft", "se_rl",
+    "slope_pt_lo", "slope_pt_hi", "slope_sft_lo", "slope_sft_hi", "slope_rl_lo", "slope_rl_hi",
+    "cheapest_axis", "marginal_cost",
     "excluded", "excluded_improvability", "excluded_noise", "improvability_rank", "improvability_rank_lo",
     "improvability_rank_hi", "noise_rank", "noise_rank_lo", "noise_rank_hi",
 ]  # fmt: skip
 TABLE_COLUMNS = [
-    "item_id", "benchmark", "domain", "n_responses", "p_mean", "sigma2", "z", "margin_mean",
+    "item_id", "benchmark", "domain", "n_responses", "p_mean", "sigma2", "z", "margin_mean", "margin_median",
     "slope_pt", "slope_sft", "slope_rl", "se_pt", "se_sft", "se_rl", "cost_pt", "cost_sft", "cost_rl",
     "cheapest_axis", "marginal_cost", "excluded_improvability", "excluded_noise", "excluded",
     "improvability_rank", "improvability_rank_lo", "improvability_rank_hi",
     "noise_rank", "noise_rank_lo", "noise_rank_hi",
 ]  # fmt: skip
+
+WELFARE_COLUMNS = ["w_auto", "w_aug", "quadrant", "v_star", "v_star_diagonal", "v_star_reason"]
 
 
 def simulate_into(wh: Warehouse, spec: PanelSpec) -> tuple[ledger.RunResult, SimulatedPanel]:
@@ -89,19 +94,31 @@ def analyze_items(  # noqa: PLR0913 - the CLI's options, keyword-only
     audit: ItemAudit | None = None,
     parquet: str | Path | None = None,
     welfare: Path | None = None,
+    optimal: OptimalWeights | None = None,
+    framing: str = "w_auto",
 ) -> dict[str, Any]:
     """Fit the audit; store it (if writable), write ``out/items.csv``; return the summary.
 
     ``welfare`` is a folder of WORKBank-format CSVs (see :mod:`.welfare`): the items then get
-    w^auto, w^aug, their quadrant and v*, and the summary the welfare landscape.
+    w^auto, w^aug, their quadrant and the weights v* of Eq. 1 (``optimal`` sets r, the sweep and
+    Sigma; ``framing`` which welfare score is w), and the summary the welfare landscape.
     """
     audit = audit or ItemAudit()
+    seed_obs = None
     if engine == "spark" and parquet is None:  # the live tables, exported for the run and removed after
         with tempfile.TemporaryDirectory(prefix="evalhouse-items-") as tmp:
-            audit.fit(make_engine(con, engine, export_parquet(con, Path(tmp))), snapshot_id=snapshot_id(con))
+            runner = make_engine(con, engine, export_parquet(con, Path(tmp)))
+            audit.fit(runner, snapshot_id=snapshot_id(con))
+            seed_obs = _seed_obs(runner, audit, welfare, optimal)
     else:
-        audit.fit(make_engine(con, engine, parquet), snapshot_id=snapshot_id(con))
-    landscape = add_welfare(audit, welfare) if welfare is not None else None
+        runner = make_engine(con, engine, parquet)
+        audit.fit(runner, snapshot_id=snapshot_id(con))
+        seed_obs = _seed_obs(runner, audit, welfare, optimal)
+    landscape = (
+        add_welfare(audit, welfare, optimal=optimal, framing=framing, seed_obs=seed_obs)
+        if welfare is not None
+        else None
+    )
     analysis_id = None
     if writable is not None:
         with writable.transaction() as wcon:
@@ -110,7 +127,7 @@ def analyze_items(  # noqa: PLR0913 - the CLI's options, keyword-only
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         path = out / "items.csv"
-        extra = [c for c in ("w_auto", "w_aug", "quadrant", "v_star") if c in audit.items_]
+        extra = [c for c in WELFARE_COLUMNS if c in audit.items_]
         audit.items_[CSV_COLUMNS + extra].to_csv(path, index=False)
         (out / "benchmarks.csv").write_text(audit.benchmarks_.to_csv(index=False), encoding="utf-8")
         files = {"items": str(path), "benchmarks": str(out / "benchmarks.csv")}
@@ -129,6 +146,13 @@ def analyze_items(  # noqa: PLR0913 - the CLI's options, keyword-only
     }
 
 
+def _seed_obs(runner: Engine, audit: ItemAudit, welfare: Path | None, optimal: OptimalWeights | None):
+    """The noise suite's observations, read again only when v* is asked for with a full Sigma."""
+    if welfare is None or optimal is None or optimal.sigma != "full":
+        return None
+    return runner.query(render("item_seed_obs.sql", noise_suites=audit.suites_["noise"]))
+
+
 def store_audit(con: duckdb.DuckDBPyConnection, audit: ItemAudit) -> str:
     """``analysis_run`` + ``analysis_item`` + ``analysis_item_benchmark`` rows (replacing a rerun's)."""
     from evalhouse.warehouse.analysis import record_analysis  # noqa: PLC0415 - warehouse writes happen only when recording
@@ -136,7 +160,7 @@ def store_audit(con: duckdb.DuckDBPyConnection, audit: ItemAudit) -> str:
     analysis_id = record_analysis(con, audit.record_)
     for table in ("analysis_item", "analysis_item_benchmark"):
         con.execute(f"DELETE FROM {table} WHERE analysis_id = ?", [analysis_id])
-    frame = audit.items_.reindex(columns=[*TABLE_COLUMNS, "w_auto", "w_aug", "quadrant", "v_star"]).copy()
+    frame = audit.items_.reindex(columns=[*TABLE_COLUMNS, *WELFARE_COLUMNS]).copy()
     frame.insert(0, "analysis_id", analysis_id)
     _insert_frame(con, "analysis_item", frame)
     bench = audit.benchmarks_.copy()

@@ -12,7 +12,17 @@ from scipy.special import expit
 from evalhouse.analytics.bob.density import bob_field, density_weights, information_weights, median_pairwise_distance
 from evalhouse.analytics.bob.encoders import TfidfEncoder, angular_distance, embed_benchmarks, l2_normalise
 from evalhouse.analytics.bob.estimator import BalanceOfBenchmarks, fit_bob
-from evalhouse.analytics.bob.lobo import holm, level_correlation, profile_correlation
+from evalhouse.analytics.bob.lobo import (
+    RADII,
+    TOP_K,
+    PoolCache,
+    eligible_rows,
+    holm,
+    inner_selection,
+    level_correlation,
+    lobo_evaluate,
+    profile_correlation,
+)
 from evalhouse.analytics.bob.texts import load_text_store
 from evalhouse.analytics.equate.curves import CharacteristicCurveEquating
 
@@ -98,8 +108,32 @@ def test_information_weights_modes() -> None:
         assert norm[Wt[:, j] > 0, j].mean() == pytest.approx(1.0)
     assert information_weights(info, Wt, "cell") is info
     assert information_weights(info, Wt, "none") is None
+    mean = information_weights(info, Wt, "mean")  # one weight per benchmark: its mean over observed models
+    for j in range(4):
+        assert np.allclose(mean[:, j], info[Wt[:, j] > 0, j].mean())
     with pytest.raises(ValueError, match="normalised"):
         information_weights(info, Wt, "raw")
+
+
+def test_explain_adds_up_to_the_task_score(specific_skill_world) -> None:
+    """explain(): theta + the contributions equals the task score; the shares are the residual mean's
+    weights g w I over the model's observed cells (recomputed here from the equating's arrays)."""
+    wide, emb, q, *_ = specific_skill_world
+    eq, bob = fit_bob(wide, emb)
+    table = bob.predict(q, top=5).table
+    for model in table.index[:3]:
+        summary, rows = bob.explain(q, model)
+        assert summary["theta"] + rows["contribution"].sum() == pytest.approx(table.loc[model, "task_score"], abs=1e-12)
+        assert summary["rank_task"] == table.loc[model, "rank_task"]
+        w = eq.weights_.loc[model].to_numpy()
+        mean_info = np.array([eq.information_[b][eq.weights_[b] > 0].mean() for b in eq.benchmarks_])
+        g = rows.loc[list(eq.benchmarks_), "relevance"].to_numpy()
+        a = g * w * mean_info
+        np.testing.assert_allclose(rows.loc[list(eq.benchmarks_), "share"].to_numpy(), a / a.sum(), rtol=1e-12)
+        z = eq.residuals_.loc[model].fillna(0).to_numpy()
+        assert summary["residual_mean"] == pytest.approx(float((a * z).sum() / a.sum()), rel=1e-12)
+    with pytest.raises(ValueError, match="not among"):
+        bob.explain(q, "no-such-model")
 
 
 @pytest.fixture(scope="module")
@@ -219,3 +253,23 @@ def test_metrics_and_holm() -> None:
     assert profile_correlation(theta + 0.5 * specific, s, theta) > 0.9
     assert abs(profile_correlation(theta, s, theta)) < 0.3
     np.testing.assert_allclose(holm([0.01, 0.04, 0.03, np.nan]), [0.03, 0.06, 0.06, np.nan])
+
+
+def test_inner_bandwidth_selection_uses_the_mean_of_level_and_profile(specific_skill_world) -> None:
+    """The inner criterion per bandwidth equals (mean level + mean profile) / 2 of a plain LOBO on the
+    pool at that bandwidth (the paper's App. J rule); "profile" selects on the profile alone."""
+    wide, emb, *_ = specific_skill_world
+    pool = [str(c) for c in wide.columns[:6]]
+    data = eligible_rows(wide[pool].iloc[:200], 5)
+    sel = inner_selection(PoolCache(data, emb), pool, information="mean")
+    profiles = {}
+    for h in (0.30, 0.45, 0.60):
+        res = lobo_evaluate(data, emb, inner=False, fixed_bandwidth=h, controls=False).summary.loc["BoB-Support"]
+        assert sel.bandwidth_criteria[h] == pytest.approx((res["level"] + res["profile"]) / 2, rel=1e-9)
+        profiles[h] = res["profile"]
+    assert sel.bandwidth == max(sel.bandwidth_criteria, key=sel.bandwidth_criteria.__getitem__)
+    by_profile = inner_selection(PoolCache(data, emb), pool, selection="profile", hard_rules=False)
+    assert by_profile.bandwidth_criteria == pytest.approx(profiles, rel=1e-9)
+    assert sel.k in TOP_K and sel.radius in RADII and set(sel.radius_profiles) == set(RADII)
+    with pytest.raises(ValueError, match="selection"):
+        inner_selection(PoolCache(data, emb), pool, selection="level")

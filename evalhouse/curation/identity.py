@@ -59,9 +59,12 @@ def _settings_details(details: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 
 
 def observed_day(*timestamps: Any) -> date | None:
-    """The first timestamp that reads as one (ISO 8601 text, unix seconds, a date): the day a
-    source can at the latest have observed a model. Pass the record's evaluation timestamp before
-    its retrieval timestamp."""
+    """The day of the first timestamp that reads as one (ISO 8601 text, unix seconds, a date).
+
+    Pass when the source ran the model (a record's evaluation timestamp): which snapshot an alias
+    denoted depends on it. A retrieval timestamp is no such day — a page fetched in 2026 may list
+    a 2023 result — so an undated alias seen only through one stays undated (linked as candidates)
+    unless it only ever denoted one snapshot."""
     for value in timestamps:
         if isinstance(value, datetime):
             return value.date()
@@ -114,9 +117,9 @@ def resolve_model(
 ) -> ResolvedModel:
     """Resolve an EEE ``model_info`` seen in ``source_key`` to its identity rows.
 
-    ``observed_on`` is the latest day the source can have observed the model (the record's
-    evaluation date, else its retrieval date: :func:`observed_day`); it decides which snapshot an
-    undated alias denoted, and is read only for a name that needs it.
+    ``observed_on`` is the day the source ran the model (the record's evaluation date:
+    :func:`observed_day`); it decides which snapshot an undated alias denoted, and is read only
+    for a name that needs it.
 
     The answer depends only on the id, name, developer, setting details and release date of
     ``model_info`` (and, for an undated alias, the observation day), so it is remembered per those
@@ -132,8 +135,9 @@ def resolve_model(
     first = _resolved(model_id, display, developer_raw, settings, release, None, source_key, registry, identity_from)
     if observed_on is None or not first.waits:
         return first.model
-    return _resolved(model_id, display, developer_raw, settings, release, observed_on, source_key, registry,
-                     identity_from).model  # fmt: skip
+    return _resolved(
+        model_id, display, developer_raw, settings, release, observed_on, source_key, registry, identity_from
+    ).model
 
 
 @dataclass(frozen=True)
@@ -189,10 +193,16 @@ def _resolved(  # noqa: PLR0913, PLR0917 - the fields of model_info the identity
 
 
 def describe_name(
-    name: str, registry: Registry, *, source: str | None = None, developer: str | None = None
+    name: str,
+    registry: Registry,
+    *,
+    source: str | None = None,
+    developer: str | None = None,
+    hints: NameHints | None = None,
 ) -> dict[str, Any]:
-    """A model name as evalhouse resolves it: configuration, base model, family and settings (JSON-able)."""
-    ident = resolve(name, registry, source=source, developer=developer)
+    """A model name as evalhouse resolves it: configuration, base model, family and settings, the
+    setup the name states, and the links that dated it or were not merged (JSON-able)."""
+    ident = resolve(name, registry, source=source, developer=developer, hints=hints)
     return {
         "input": ident.input,
         "source": ident.source,
@@ -204,4 +214,6 @@ def describe_name(
         "derived_from": ident.derived_from,
         "match_key": ident.match_key,
         "flags": ident.settings.model_dump(),
+        "setup": dict(ident.setup),
+        "links": [link.model_dump() for link in ident.links],
     }

@@ -69,6 +69,7 @@ class NameRules:
     # identity only: parentheticals that state a setting the paper-000 pattern does not know
     setting_parenthetical: re.Pattern[str] = re.compile(r"(?!x)x")
     edit_format: re.Pattern[str] = re.compile(r"(?!x)x")  # an edit format written into a name ("diff")
+    edit_format_hint: re.Pattern[str] = re.compile(r"(?!x)x")  # ... its words anywhere (a cheap first look)
     source_rewrites: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = field(default_factory=dict)
     snapshots: SnapshotBook = EMPTY  # registries/model_snapshots.yaml
 
@@ -223,6 +224,7 @@ def _identity_patterns(raw: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "setting_parenthetical": _regex(pattern, "setting_parenthetical_pattern"),
         "edit_format": re.compile(rf"(?<![a-z0-9-])({alternatives})(?![a-z0-9-])", re.IGNORECASE),
+        "edit_format_hint": re.compile(alternatives, re.IGNORECASE),
         "source_rewrites": by_source,
     }
 

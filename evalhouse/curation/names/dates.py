@@ -170,9 +170,16 @@ _FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], NameDate | None]]
 )
 
 
+#: What every form needs somewhere: four digits in a row, two numbers joined by a separator, or a
+#: month's name (a cheap first look before the forms are tried one by one).
+_MAYBE = re.compile(rf"\d{{4}}|\d[-_./]\d|\b(?:{_MONTH_ALT})\b")
+
+
 @lru_cache(maxsize=T.TEXT_CACHE)
 def _found(text: str) -> tuple[tuple[int, int, NameDate], ...]:
     found: list[tuple[int, int, NameDate]] = []
+    if _MAYBE.search(text) is None:
+        return ()  # no form can match: most names end here
     for pattern, read in _FORMS:
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end, _ in found):
@@ -235,6 +242,7 @@ def parse_iso(text: str | None) -> NameDate | None:
     return NameDate(year, month, day, text) if _valid(year, month, day) else None
 
 
+@lru_cache(maxsize=T.TEXT_CACHE)
 def stated_day(text: str | None) -> date | None:
     """A full day written unambiguously in a source's own identifier (``openai/gpt-4o-2024-08-06``,
     ``claude-3-opus-20240229``); shorter stamps in identifiers are not read (sources' slugs write

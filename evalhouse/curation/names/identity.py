@@ -37,7 +37,7 @@ from evalhouse.curation.name_rules import NameRules
 from evalhouse.curation.names import text as T
 from evalhouse.curation.names.collapse import collapse_standard, generic_form, is_generic_name
 from evalhouse.curation.names.dates import combine, name_dates, stated_day, without_dates
-from evalhouse.curation.names.settings import SHOTS, Settings, name_setup, read_settings
+from evalhouse.curation.names.settings import SHOTS, SUFFIX_EFFORT, Settings, name_setup, read_settings
 from evalhouse.curation.names.snapshots import DateEvidence, IdentityLink, find_line, resolve_alias, resolve_date
 from evalhouse.curation.registry import Developer, Registry
 
@@ -137,11 +137,15 @@ def _identity_tokens(name: str, r: NameRules) -> tuple[str, ...]:
     text = T.strip_org_prefix(T.fold(name), r, any_slash=False)
     text = _EXTENDED_THINKING.sub(" ", text)
     text = SHOTS.sub(" ", text)
-    text = r.edit_format.sub(" ", _ORG_API.sub(lambda m: _served_by(m, r), text))
+    if "api" in text.lower():
+        text = _ORG_API.sub(lambda m: _served_by(m, r), text)
+    if r.edit_format_hint.search(text):
+        text = r.edit_format.sub(" ", text)
     text = _drop_setting_parentheticals(text, r)
     text = T.strip_variant_tail(T.space(text), r)
     if not text.lower().rstrip().endswith(r.tier_efforts):  # "Mistral Medium": a tier, not an effort
         text = _TRAILING_EFFORT.sub("", text)
+    text = SUFFIX_EFFORT.sub("", text)
     text = r.quantisation.sub(" ", without_dates(text))
     tokens = T.tokenise(T.normalise_numbers(_LONG_NUMBER_UNDERSCORE.sub(" ", text)))
     while len(tokens) > 1 and (tokens[0] in r.org or tokens[0] in _REGIONS):  # "us.anthropic.claude-..."
@@ -280,8 +284,7 @@ def _known_developer(stated: str, registry: Registry) -> Developer | None:
 class NameHints:
     """What a source says beside the identifier: its display name and stated details, its own
     identifier (when the identity is built from the display name), the model's release date it
-    states, and the latest day it can have observed the model (its evaluation date, else the day
-    its bytes were retrieved)."""
+    states, and the day it ran the model (its evaluation date; not the day its bytes were fetched)."""
 
     display_name: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
@@ -293,9 +296,8 @@ class NameHints:
 def _rewrite(text: str, r: NameRules, source: str | None) -> str:
     """A source's way of writing a setting, in the words the rules read ("DeepSeek Chat V3 (prev)")."""
     for pattern, replacement in (*r.source_rewrites.get(source or "", ()), *r.source_rewrites.get("*", ())):
-        folded = T.fold(text)
-        if pattern.search(folded):
-            return pattern.sub(replacement, folded)
+        if pattern.search(text):  # the patterns are ASCII: a name that needs folding to match is rare
+            return pattern.sub(replacement, T.fold(text))
     return text
 
 
@@ -388,19 +390,21 @@ def _dated(
     that did it, the date the name itself writes (when it has a year), and whether an undated
     name waits for an observation date to say which snapshot it is."""
     book = r.snapshots
-    folded = T.fold(text).lower()
-    if "/" in folded and T.REPO_ID.match(folded):
-        folded = folded.split("/", 1)[1]
-    found = combine(name_dates(folded))
-    if found is None and hints.display_name:
-        found = combine(name_dates(T.fold(hints.display_name).lower()))
+    found = None
+    if settings.date_tag is not None:  # the name (or its display name) writes a date: which one
+        folded = T.fold(text).lower()
+        if "/" in folded and T.REPO_ID.match(folded):
+            folded = folded.split("/", 1)[1]
+        found = combine(name_dates(folded))
+        if found is None and hints.display_name:
+            found = combine(name_dates(T.fold(hints.display_name).lower()))
     said = hints.source_id if hints.source_id and hints.source_id != text else None
-    evidence = DateEvidence(stated_day(said), _release(hints.release_date), hints.observed_on)
+    evidence = DateEvidence(stated_day(said), _release(hints.release_date), hints.observed_on, said or "")
     line = find_line(book, base, settings.preview, settings.alias)
     iso, links = resolve_date(found, line, evidence, month_year=book.writes_month_year(base))
     waits = False
     if iso is None and settings.checkpoint is None:
-        iso, links = resolve_alias(line, text, evidence.observed)
+        iso, links = resolve_alias(line, text, evidence)
         waits = iso is None and evidence.observed is None and line is not None and bool(line.aliases)
     update: dict[str, Any] = {}
     if iso != settings.date_tag:
@@ -421,8 +425,9 @@ def _link(link: IdentityLink, base: str, settings: Settings, tail: str) -> Link:
     configurations = tuple(
         base + settings.model_copy(update={"date_tag": d, "alias": alias}).qualifiers() + tail for d in link.dates
     )
-    return Link(kind=link.kind, rule=link.rule, written=link.written, configurations=configurations,
-                evidence=link.evidence)  # fmt: skip
+    return Link(
+        kind=link.kind, rule=link.rule, written=link.written, configurations=configurations, evidence=link.evidence
+    )
 
 
 def _repo_qualifier(text: str, dev: str, key: str, repo_org: str | None, registry: Registry) -> str | None:
@@ -436,7 +441,8 @@ def _repo_qualifier(text: str, dev: str, key: str, repo_org: str | None, registr
     org_dev = registry.developer_for(repo_org)
     same_org = (org_dev.id if org_dev else slug(repo_org, keep=".")) == dev
     assert rules is not None
-    spelled = sorted(_identity_tokens(text, rules))  # the repo's own words, before synonyms and order
+    # the repo's own words (after the registry's curated aliases), before synonyms and order
+    spelled = sorted(_identity_tokens(T.apply_base_aliases(text, rules), rules))
     if same_org and spelled == sorted(key.split("-")):
         return None
     return text.strip().lower()

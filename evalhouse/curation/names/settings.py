@@ -85,6 +85,9 @@ def budget_text(tokens: int) -> str:
 
 
 _EFFORT_ALT = "minimal|low|medium|high|xhigh|x-high|extra[ -]high|max|maximum"
+#: An effort as a hyphenated suffix after a date stamp or a release word: "o3-2025-04-16-high",
+#: "grok-3-mini-beta-high", "o3-mini-high" (not after a version: "gpt2-medium" is a size).
+SUFFIX_EFFORT = re.compile(r"(?:(?<=\d\d)|(?<=beta)|(?<=preview)|(?<=mini))-(minimal|low|medium|high|xhigh)$", re.I)
 _RE_ADAPTIVE = re.compile(r"\badaptive\b")
 _RE_NON_REASONING = re.compile(
     r"\bnon[\s_-]?(?:reasoning|thinking|think)\b|\bno[\s_-]?(?:thinking|think|reasoning)\b|\bnothink"
@@ -96,8 +99,7 @@ _RE_EFFORT = (
     re.compile(rf"\b(?:effort|reasoning)[\s_:=-]+(?:effort[\s_:=-]+)?({_EFFORT_ALT})\b"),
     re.compile(rf"_({_EFFORT_ALT})(?![a-z])"),
     re.compile(r"-(xhigh|minimal)$"),
-    # after a date stamp or a release word: "o3-2025-04-16-high", "grok-3-mini-beta-high", "o3-mini-high"
-    re.compile(r"(?:(?<=\d\d)|(?<=beta)|(?<=preview)|(?<=mini))-(minimal|low|medium|high|xhigh)$"),
+    SUFFIX_EFFORT,
 )
 # A bare effort word as the name's last word, after a complete name: "o4-mini High", "GPT-5 Medium".
 _RE_TRAILING_EFFORT = re.compile(r"(?<=\S)\s+(minimal|low|medium|high|xhigh|x-high)$")  # "max" names tiers (Qwen3 Max)
@@ -139,14 +141,19 @@ SHOTS = re.compile(
 def name_setup(name: str, r: NameRules | None = None) -> dict[str, str]:
     """The evaluation setup a model's name states, as cell setup keys: its shot count
     ("LLAMA 2-CHAT 7B (8-shot)") and, with the rules, an edit format ("Qwen3 235B A22B diff, …")."""
-    setup: dict[str, str] = {}
-    found = SHOTS.search(str(name))
+    return dict(_name_setup(str(name), r))
+
+
+@lru_cache(maxsize=T.TEXT_CACHE)
+def _name_setup(name: str, r: NameRules | None) -> tuple[tuple[str, str], ...]:
+    setup: list[tuple[str, str]] = []
+    found = SHOTS.search(name)
     if found is not None:
         word = (found.group(1) or found.group(2)).lower()
-        setup["shots"] = _SHOT_WORDS.get(word, word)
-    if r is not None and (edit := r.edit_format.search(T.fold(str(name)).lower())) is not None:
-        setup["edit_format"] = edit.group(1)
-    return setup
+        setup.append(("shots", _SHOT_WORDS.get(word, word)))
+    if r is not None and r.edit_format_hint.search(name) and (edit := r.edit_format.search(name)):
+        setup.append(("edit_format", edit.group(1).lower()))
+    return tuple(setup)
 
 
 _RE_CHECKPOINT = re.compile(r"(?<![0-9a-z.])(0\d\d)(?![0-9a-z.])")
@@ -218,9 +225,9 @@ _RE_ORG_API = re.compile(r"\b([a-z0-9]+)[\s_-]+api\b")
 
 
 def _alias(text: str) -> str | None:
-    if _RE_CHATGPT.search(text):
+    if "chatgpt" in text and _RE_CHATGPT.search(text):
         return "chatgpt"
-    return "latest" if _RE_LATEST.search(text) else None
+    return "latest" if "latest" in text and _RE_LATEST.search(text) else None
 
 
 def _reasoning_mode(text: str, effort: str | None, budget: int | None) -> ReasoningMode | None:
@@ -244,7 +251,7 @@ def _packaging(tokens: list[str], text: str, r: NameRules) -> tuple[str | None, 
     provider = next((t for t in tokens[:1] if t in r.providers), None) or next(
         (t for t in tokens if t in r.providers and t not in r.org), None
     )
-    if provider is None:
+    if provider is None and "api" in text:
         stated = _RE_ORG_API.search(text)
         if stated is not None and (stated.group(1) in r.org or stated.group(1) in r.providers):
             provider = stated.group(1)

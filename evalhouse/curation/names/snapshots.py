@@ -9,7 +9,7 @@ own date and lists the configurations it may be as candidates — it is never me
    ``1124`` as ``2024-11``;
 2. a month-day without a year (``0528``, ``06-05``) takes its year from the line's documented
    snapshot on that month-day, else from the day the source's own identifier states, else from
-   the release date the source states (the year that puts it nearest, within half a year);
+   the release date the source states (the year that puts it nearest, within a quarter);
 3. a month (``(Aug '24)``, ``2411``) becomes a day when the source's own identifier states one in
    that month (AA's ``openai/gpt-4o-2024-08-06``), or when the registry documents exactly one
    snapshot of the line in that month; several are candidates;
@@ -26,21 +26,26 @@ from datetime import date
 from typing import Literal
 
 from evalhouse.curation.names.dates import NameDate
-from evalhouse.curation.snapshot_rules import SnapshotBook, SnapshotLine
+from evalhouse.curation.snapshot_rules import AliasWindow, SnapshotBook, SnapshotLine
 
 LinkKind = Literal["date", "alias", "candidate", "mode"]
-#: How far from the stated release date a month-day may lie to take the release's year.
-RELEASE_WINDOW_DAYS = 183
+#: How far from the stated release date a month-day may lie to take the release's year (a quarter:
+#: any month-day lies within half a year of some year, so a wider window would decide nothing).
+RELEASE_WINDOW_DAYS = 92
+#: How near a documented snapshot a stated release date must be to say it is that snapshot (a
+#: release is announced up to a week or so after its snapshot is cut: Claude 4, 14 → 22 May 2025).
+RELEASE_MATCH_DAYS = 10
 
 
 @dataclass(frozen=True, slots=True)
 class DateEvidence:
     """What a source says beside the name: the day its own identifier states, the model's release
-    date, and the latest day it can have observed the model (its evaluation or retrieval date)."""
+    date, and the day it ran the model (its evaluation date)."""
 
     stated_day: date | None = None
     release: date | None = None
     observed: date | None = None
+    stated_in: str = ""  # the identifier that states the day
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +87,8 @@ def _month_day(found: NameDate, line: SnapshotLine | None, ev: DateEvidence) -> 
     stated = ev.stated_day
     if stated is not None and (stated.month, stated.day) == (found.month, found.day):
         iso = stated.isoformat()
-        return iso, [IdentityLink("date", "the year of the day the source's own identifier states", written, (iso,))]
+        rule = f"the year of the day the source's own identifier {ev.stated_in!r} states"
+        return iso, [IdentityLink("date", rule, written, (iso,))]
     if ev.release is not None:
         nearest = _nearest_year(found.month, found.day, ev.release)
         if nearest is not None:
@@ -97,7 +103,8 @@ def _month(found: NameDate, line: SnapshotLine | None, ev: DateEvidence) -> tupl
     stated = ev.stated_day
     if stated is not None and (stated.year, stated.month) == (found.year, found.month):
         iso = stated.isoformat()
-        return iso, [IdentityLink("date", "the day the source's own identifier states", found.written, (iso,))]
+        rule = f"the day the source's own identifier {ev.stated_in!r} states"
+        return iso, [IdentityLink("date", rule, found.written, (iso,))]
     if line is None:
         return found.iso, []
     documented = line.in_month(found.year, found.month)
@@ -120,13 +127,17 @@ def resolve_date(
     links: list[IdentityLink] = []
     if found is not None and found.month_year is not None and month_year is not None:
         read = found.as_month_year()
-        links.append(IdentityLink("date", "the family writes four-digit stamps as month-year", found.written,
-                                  (read.iso,), month_year))  # fmt: skip
+        links.append(
+            IdentityLink(
+                "date", "the family writes four-digit stamps as month-year", found.written, (read.iso,), month_year
+            )
+        )
         found = read
     if found is None:
         if ev.stated_day is not None:
             iso = ev.stated_day.isoformat()
-            return iso, (IdentityLink("date", "the snapshot the source's own identifier names", "", (iso,)),)
+            rule = f"the snapshot the source's own identifier {ev.stated_in!r} names"
+            return iso, (IdentityLink("date", rule, "", (iso,)),)
         return None, ()
     if found.year is None:
         iso, more = _month_day(found, line, ev)
@@ -138,32 +149,47 @@ def resolve_date(
 
 
 def resolve_alias(
-    line: SnapshotLine | None, written: str, observed: date | None
+    line: SnapshotLine | None, written: str, ev: DateEvidence
 ) -> tuple[str | None, tuple[IdentityLink, ...]]:
-    """The snapshot an undated name denoted when the source observed it, or candidates."""
+    """The snapshot an undated name denotes: the one documented snapshot the source's stated release
+    date falls on (within :data:`RELEASE_MATCH_DAYS`), else the one the alias denoted when the
+    source observed it (or the only one it ever denoted) — unless the stated release date is well
+    before that snapshot, which then cannot be the model the source means. Else candidates."""
     if line is None:
         return None, ()
-    windows = line.aliases
-    if observed is not None:
-        for window in windows:
-            if window.covers(observed):
-                rule = f"the undated name of {line.line} denoted {window.snapshot} on {observed.isoformat()}"
-                return window.snapshot, (IdentityLink("alias", rule, written, (window.snapshot,), window.evidence),)
-    elif len(windows) == 1 and windows[0].end is None:
-        window = windows[0]
-        rule = f"the undated name of {line.line} has only ever denoted {window.snapshot}"
-        return window.snapshot, (IdentityLink("alias", rule, written, (window.snapshot,), window.evidence),)
     days = tuple(s for s in line.snapshots if len(s) == 10)
+    if ev.release is not None:
+        near = [s for s in days if abs((date.fromisoformat(s) - ev.release).days) <= RELEASE_MATCH_DAYS]
+        if len(near) == 1:
+            rule = f"the release date the source states ({ev.release.isoformat()}) is that of the snapshot {near[0]}"
+            return near[0], (IdentityLink("date", rule, written, (near[0],), line.evidence),)
+    window = _window(line, ev.observed)
+    if window is not None:
+        if ev.release is not None and (date.fromisoformat(window.snapshot) - ev.release).days > RELEASE_MATCH_DAYS:
+            rule = (
+                f"the release date the source states ({ev.release.isoformat()}) is before {window.snapshot}, "
+                f"which the undated name of {line.line} denoted: kept apart, linked as candidates"
+            )
+            return None, (IdentityLink("candidate", rule, written, days, window.evidence),)
+        if ev.observed is not None:
+            rule = f"the undated name of {line.line} denoted {window.snapshot} on {ev.observed.isoformat()}"
+        else:
+            rule = f"the undated name of {line.line} has only ever denoted {window.snapshot}"
+        return window.snapshot, (IdentityLink("alias", rule, written, (window.snapshot,), window.evidence),)
     if not days:
         return None, ()
-    when = f"on {observed.isoformat()}" if observed is not None else "without an observation date"
+    when = f"on {ev.observed.isoformat()}" if ev.observed is not None else "without an observation date"
     rule = f"undated name of {line.line} {when}: its documented snapshots are candidates, not merged"
     return None, (IdentityLink("candidate", rule, written, days, line.evidence),)
 
 
-def needs_observation(line: SnapshotLine | None) -> bool:
-    """True when which snapshot an undated name of ``line`` denotes depends on the observation date."""
-    return line is not None and bool(line.aliases) and not (len(line.aliases) == 1 and line.aliases[0].end is None)
+def _window(line: SnapshotLine, observed: date | None) -> AliasWindow | None:
+    """The alias window covering the observation day; without one, the only window if it never closed."""
+    if observed is not None:
+        return next((w for w in line.aliases if w.covers(observed)), None)
+    if len(line.aliases) == 1 and line.aliases[0].end is None:
+        return line.aliases[0]
+    return None
 
 
 def line_key(base_model: str, preview: str | None, alias: str | None) -> str:

@@ -1,4 +1,12 @@
-"""Model identity resolution: CPU microseconds per distinct model name (target <= 100 us).
+"""Model identity: the share of hand-labelled real names resolved right, per source, and the CPU
+microseconds per distinct model name (target <= 100 us).
+
+First, the labelled names of ``tests/fixtures/model-names/labels.csv`` (real names from the aider
+polyglot leaderboard, LiveBench, LMArena, Artificial Analysis, Epoch and the legacy EEE datastore,
+labelled by hand with their configuration and base model) are resolved as the loader resolves them,
+and the share right is printed per source and overall (acceptance: >= 95%), with the labelled
+cross-source pairs of ``tests/fixtures/model-pairs/config_pairs.csv`` (same configuration or not).
+And the cost:
 
 Every loaded record's ``model_info`` goes through ``curation.identity.resolve_model``; the real
 EEE datastore has about one record per model, so a load pays the full cost once per record. This
@@ -112,6 +120,36 @@ def measure(cases: list[Case], registry: Registry) -> tuple[float, float]:
     return out[0], out[1]
 
 
+#: The share of labelled names that must resolve right (configuration and base model).
+TARGET_RIGHT = 0.95
+
+
+def labelled(registry: Registry) -> None:
+    """Print the share of hand-labelled real names resolved right, per source and overall, and
+    of labelled cross-source pairs kept together or apart as labelled."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from model_pairs import config_pairs
+    from name_labels import labels as read_labels
+    from name_labels import resolve_all, score
+
+    outcomes = resolve_all(read_labels(), registry)
+    for source, (right, total) in sorted(score(outcomes).items(), key=lambda kv: (kv[0] == "overall", kv[0])):
+        print(f"{source:>20}: {right:>4} of {total:>4} labelled names right  {right / total:6.1%}")
+    pairs = config_pairs()
+    wrong = merged = 0
+    for pair in pairs:
+        same = pair.a.resolve(registry).config_id == pair.b.resolve(registry).config_id
+        wrong += same != pair.same
+        merged += same and not pair.same
+    print(
+        f"{'cross-source pairs':>20}: {len(pairs) - wrong:>4} of {len(pairs):>4} right  "
+        f"{1 - wrong / len(pairs):6.1%}  ({merged} labelled different merged)"
+    )
+    print(f"target: >= {TARGET_RIGHT:.0%} right, no pair labelled different merged")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per set; the best is printed")
@@ -129,6 +167,7 @@ def main() -> None:
         cold, cached = min(r[0] for r in runs), min(r[1] for r in runs)
         print(f"{label:>20}: {len(cases):>6,} distinct  {cold:8.1f} us/name  (cached {cached:.1f} us)")
     print(f"target: <= {TARGET_US:.0f} us per distinct name")
+    labelled(registry)  # after the timings: its resolutions would warm the caches they start without
 
 
 if __name__ == "__main__":

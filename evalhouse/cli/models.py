@@ -15,6 +15,14 @@ def resolve(
         str | None, typer.Option("--source", "-s", help="The source key; generic names are scoped to it.")
     ] = None,
     developer: Annotated[str | None, typer.Option(help="The developer the source states, if any.")] = None,
+    source_id: Annotated[
+        str | None,
+        typer.Option("--id", help="The source's own id beside a display name (AA: openai/gpt-4o-2024-08-06)."),
+    ] = None,
+    released: Annotated[str | None, typer.Option(help="The release date the source states (YYYY-MM-DD).")] = None,
+    observed: Annotated[
+        str | None, typer.Option(help="The day the source ran the model (YYYY-MM-DD): which snapshot an alias meant.")
+    ] = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Resolve a name to configuration, base model and family, with the configuration's flags.
@@ -23,12 +31,24 @@ def resolve(
     prefix, dates, effort phrases and generic tokens dropped; tier tokens such as Opus, Mini and
     Flash kept; a bare 3 or 4 in a Claude or GPT name is a version) and paper 000's stripping of
     reasoning, effort and preview suffixes. Generic names ('Ours', 'Baseline') stay scoped to
-    their source. E.g. 'evalhouse models resolve gpt-5-2025-08-07_high --json'.
+    their source. Dates come out ISO with their precision (2024-08-06, 2024-08, --05-28 while no
+    evidence gives the year); --id, --released and --observed give the evidence a source states
+    (docs/model-identity.md). E.g. 'evalhouse models resolve gpt-5-2025-08-07_high --json',
+    "evalhouse models resolve \"GPT-4o (Aug '24)\" --id openai/gpt-4o-2024-08-06", 'evalhouse
+    models resolve gpt-4o --observed 2024-09-01'.
     """
+    import datetime as dt
+
     from evalhouse.curation.identity import describe_name
+    from evalhouse.curation.names import NameHints
     from evalhouse.curation.registry import load_registry
 
-    data = describe_name(name, load_registry(), source=source, developer=developer)
+    try:
+        day = dt.date.fromisoformat(observed) if observed else None
+    except ValueError as exc:
+        raise typer.BadParameter(f"--observed {observed!r} is not a date (YYYY-MM-DD)") from exc
+    hints = NameHints(source_id=source_id, release_date=released, observed_on=day)
+    data = describe_name(name, load_registry(), source=source, developer=developer, hints=hints)
     if json_out:
         emit_json(data)
         return
@@ -36,6 +56,12 @@ def resolve(
         out.print(f"{key:>13}: {data[key]}", highlight=False)
     flags = ", ".join(f"{k}={v}" for k, v in data["flags"].items() if v not in (None, False))
     out.print(f"{'flags':>13}: {flags or '-'}", highlight=False)
+    if data["setup"]:
+        out.print(f"{'setup':>13}: {', '.join(f'{k}={v}' for k, v in data['setup'].items())}", highlight=False)
+    for link in data["links"]:
+        to = " | ".join(link["configurations"])
+        evidence = f" ({link['evidence']})" if link["evidence"] else ""
+        out.print(f"{link['kind']:>13}: {link['rule']} -> {to}{evidence}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

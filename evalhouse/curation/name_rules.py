@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from evalhouse.curation.snapshot_rules import EMPTY, SnapshotBook, book_from
 from evalhouse.errors import InputError
 
 
@@ -65,6 +66,12 @@ class NameRules:
     date_patterns: tuple[re.Pattern[str], ...]  # every date format a name may carry (from the months)
     tier_efforts: tuple[str, ...]  # "<tier stem> <effort>" ("mistral medium"): an effort word that is a tier's
     variant_words: frozenset[str]  # what the variant tokens become ("instruct", "chat", "dpo" ...)
+    # identity only: parentheticals that state a setting the paper-000 pattern does not know
+    setting_parenthetical: re.Pattern[str] = re.compile(r"(?!x)x")
+    edit_format: re.Pattern[str] = re.compile(r"(?!x)x")  # an edit format written into a name ("diff")
+    edit_format_hint: re.Pattern[str] = re.compile(r"(?!x)x")  # ... its words anywhere (a cheap first look)
+    source_rewrites: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = field(default_factory=dict)
+    snapshots: SnapshotBook = EMPTY  # registries/model_snapshots.yaml
 
 
 def _date_patterns(months: frozenset[str]) -> tuple[re.Pattern[str], ...]:
@@ -197,8 +204,33 @@ def _patterns(raw: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def rules_from(raw: Mapping[str, Any]) -> NameRules:
-    """Validate a ``model_tokens.yaml`` document and compile its patterns."""
+def _identity_patterns(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """What only model identity reads: setting parentheticals, edit formats, per-source rewrites."""
+    formats = raw.get("edit_format_words") or []
+    if not isinstance(formats, list) or not all(isinstance(f, str) and f == f.lower().strip() for f in formats):
+        raise NameRulesError("model_tokens.yaml: 'edit_format_words' must be a list of lower-case strings")
+    alternatives = "|".join(re.escape(f) for f in sorted(formats, key=len, reverse=True)) or "(?!x)x"
+    rewrites = raw.get("source_name_rewrites") or {}
+    if not isinstance(rewrites, dict):
+        raise NameRulesError("model_tokens.yaml: 'source_name_rewrites' must map source keys to rewrite lists")
+    try:
+        by_source = {
+            str(src): tuple((_regex(a["pattern"], "source_name_rewrites"), str(a["replace"])) for a in entries)
+            for src, entries in rewrites.items()
+        }
+    except (KeyError, TypeError) as exc:
+        raise NameRulesError(f"model_tokens.yaml: malformed source_name_rewrites entry: {exc}") from exc
+    pattern = raw.get("setting_parenthetical_pattern", r"(?!x)x")
+    return {
+        "setting_parenthetical": _regex(pattern, "setting_parenthetical_pattern"),
+        "edit_format": re.compile(rf"(?<![a-z0-9-])({alternatives})(?![a-z0-9-])", re.IGNORECASE),
+        "edit_format_hint": re.compile(alternatives, re.IGNORECASE),
+        "source_rewrites": by_source,
+    }
+
+
+def rules_from(raw: Mapping[str, Any], snapshots: Mapping[str, Any] | None = None) -> NameRules:
+    """Validate a ``model_tokens.yaml`` document (and ``model_snapshots.yaml``) and compile them."""
     if not isinstance(raw, Mapping) or not isinstance(raw.get("version"), str):
         raise NameRulesError("model_tokens.yaml: a string 'version' field is required")
     vocab = _vocabularies(raw)
@@ -207,6 +239,8 @@ def rules_from(raw: Mapping[str, Any]) -> NameRules:
         date_patterns=_date_patterns(vocab["months"]),
         tier_efforts=tuple(f"{stem} {e}" for stem in sorted(vocab["tier_stems"]) for e in vocab["efforts"]),
         variant_words=frozenset(vocab["variants"].values()),
+        snapshots=book_from(snapshots),
         **vocab,
         **_patterns(raw),
+        **_identity_patterns(raw),
     )

@@ -355,6 +355,9 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"", content_sha
     }
     if tokens:
         versions["model_tokens"] = str(tokens.get("version", "?"))
+    snapshots = docs.get("model_snapshots.yaml")
+    if snapshots:
+        versions["model_snapshots"] = snapshots.get("version", "?")
     return Registry(
         metrics={m.id: m for m in mf.metrics},
         units={u.id: u for u in uf.units},
@@ -376,7 +379,7 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"", content_sha
         metric_descriptions=tuple(descriptions),
         generic_benchmark_names=frozenset(normalise_alias(n) for n in bf.generic_names),
         model_tokens=tokens,
-        name_rules=rules_from(tokens) if tokens else None,
+        name_rules=rules_from(tokens, snapshots) if tokens else None,
     )
 
 

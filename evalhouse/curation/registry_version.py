@@ -11,7 +11,15 @@ import hashlib
 from importlib import resources
 
 #: The registry files, in the order their bytes make the content hash.
-FILES = ("metrics.yaml", "units.yaml", "benchmarks.yaml", "developers.yaml", "evidence_kinds.yaml", "model_tokens.yaml")
+FILES = (
+    "metrics.yaml",
+    "units.yaml",
+    "benchmarks.yaml",
+    "developers.yaml",
+    "evidence_kinds.yaml",
+    "model_tokens.yaml",
+    "model_snapshots.yaml",
+)
 #: Files whose top-level ``version`` is recorded (model_tokens.yaml only when it holds anything).
 VERSIONED = {
     "evidence_kinds.yaml": "evidence_kinds",
@@ -19,6 +27,7 @@ VERSIONED = {
     "units.yaml": "units",
     "benchmarks.yaml": "benchmarks",
     "developers.yaml": "developers",
+    "model_snapshots.yaml": "model_snapshots",
 }
 TOKENS = "model_tokens.yaml"
 

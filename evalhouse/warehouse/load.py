@@ -21,9 +21,10 @@ from pydantic import ValidationError
 
 from evalhouse.common.collector import collector_paused
 from evalhouse.common.one_behind import OneBehind
+from evalhouse.common.resources import read_sql
 from evalhouse.curation.canonicalise import CanonicalGroup, Canonicaliser, Rejection, group_key
 from evalhouse.curation.cells import Cell, cell_of
-from evalhouse.curation.identity import IdentityFrom, ResolvedModel, resolve_model
+from evalhouse.curation.identity import IdentityFrom, ResolvedModel, observed_day, resolve_model
 from evalhouse.curation.registry import Registry
 from evalhouse.schema import records as R
 from evalhouse.schema.eee_check import surely_valid
@@ -128,6 +129,7 @@ class Loader:
         }
         self._provisional: dict[str, dict[str, dict[str, Any]]] = {"benchmark": {}, "metric": {}}
         self._candidates: dict[str, str] = {}
+        self._identity_links: dict[tuple[str, str, str], dict[str, Any]] = {}  # (kind, rule, subject) -> row
         self._written: dict[str, set[Any]] = {t: set() for t in self._identity}
         self._seen: set[str] = set()
         self._seen_ids: set[str] = set()
@@ -175,6 +177,7 @@ class Loader:
         self._load_batch(batch)
         self._flush_rows()
         self._wait_for_writes()
+        self._flush_identity_links()
         self._flush_provisional()
 
     # -- internals --------------------------------------------------------------------------
@@ -260,7 +263,12 @@ class Loader:
     def _load_record(self, p: _Prepared, eval_id: str, extra: dict[str, Any]) -> None:
         record = p.record
         model = resolve_model(
-            record["model_info"], self.ctx.source_key, self.ctx.registry, identity_from=self.ctx.identity_from
+            record["model_info"],
+            self.ctx.source_key,
+            self.ctx.registry,
+            identity_from=self.ctx.identity_from,
+            # when the source ran the model (the day its bytes were fetched says nothing of that)
+            observed_on=observed_day(record.get("evaluation_timestamp")),
         )
         self._add_identity(model)
         meta = record["source_metadata"]
@@ -299,6 +307,9 @@ class Loader:
         if key in self._identified:
             return
         self._identified.add(key)
+        for link in model.links:
+            kind, subject, detail = rows.identity_link(model, link, self.ctx.source_key)
+            self._identity_links.setdefault((kind, link.rule, subject), {"detail": detail})
         for table, row in rows.identity_rows(model, self.ctx.source_key, self.ctx.run_id).items():
             alias = table == "model_alias"
             key_of = (
@@ -454,6 +465,25 @@ class Loader:
         if self._wrote and self.ctx.between_batches is not None:
             self.ctx.between_batches()
         self._wrote = False
+
+    def _flush_identity_links(self) -> None:
+        """One decision per identity link a load's models made (a date or alias resolved with its
+        evidence, a candidate configuration not merged) that no earlier run recorded."""
+        if not self._identity_links:
+            return
+        subjects = sorted({subject for _, _, subject in self._identity_links})
+        known = {
+            tuple(r)
+            for r in self.con.execute(
+                read_sql("evalhouse.warehouse", "identity_links_known.sql"), [subjects]
+            ).fetchall()
+        }
+        for (kind, rule, subject), row in self._identity_links.items():
+            if (kind, rule, subject) not in known:
+                self._rows["curation_decision"].append(
+                    {"kind": kind, "rule": rule, "subject": subject, "detail": row["detail"], "run_id": self.ctx.run_id}
+                )
+        self._identity_links.clear()
 
     def _flush_provisional(self) -> None:
         for table, provisional in self._provisional.items():

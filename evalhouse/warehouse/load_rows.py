@@ -18,6 +18,7 @@ import orjson
 
 from evalhouse.common.dates import parse_date
 from evalhouse.curation.identity import ResolvedModel
+from evalhouse.curation.names import Link
 from evalhouse.schema import records as R
 
 RELATIONSHIP_TO_EVALUATOR = {
@@ -157,6 +158,22 @@ def identity_rows(m: ResolvedModel, source_key: str, run_id: str) -> dict[str, d
             "first_run_id": run_id,
         },
     }
+
+
+def identity_link(m: ResolvedModel, link: Link, source_key: str) -> tuple[str, str, str]:
+    """``(kind, subject, detail)`` of the curation decision an identity link is recorded as: a date
+    or alias resolved with its evidence (``identity_link``), or a configuration the model's may be
+    and was not merged with (``identity_candidate``)."""
+    kind = "identity_candidate" if link.kind == "candidate" else "identity_link"
+    subject = {"config_id": m.config_id, "source_key": source_key, "source_model_id": m.source_model_id}
+    detail = {
+        "step": link.kind,
+        "written": link.written,
+        "model_name": m.source_model_name,
+        "configurations": list(link.configurations),
+        "evidence": link.evidence,
+    }
+    return kind, dump(subject, sort_keys=True), dump(detail, sort_keys=True)
 
 
 def model_facts(ctx: RecordContext, record: dict[str, Any]) -> list[dict[str, Any]]:

@@ -122,7 +122,7 @@ FLAGS = [
     ("Gemini 2.5 Pro Preview (Mar' 25)", {"date_tag": "2025-03", "preview": "preview"}),
     ("gpt-5-2025-08-07_high", {"reasoning_mode": "reasoning", "effort": "high", "date_tag": "2025-08-07"}),
     ("grok-3-mini-beta_low", {"effort": "low", "preview": "beta"}),
-    ("gemini-2.5-pro-exp-03-25", {"preview": "exp", "date_tag": "03-25"}),
+    ("gemini-2.5-pro-exp-03-25", {"preview": "exp", "date_tag": "--03-25"}),  # no year: --MM-DD
     (
         "claude-opus-4-20250514_16K",
         {"reasoning_mode": "reasoning", "thinking_budget": 16000, "effort": None, "date_tag": "2025-05-14"},
@@ -383,7 +383,7 @@ def test_resolve_shape() -> None:
     identity = resolve("GPT-5 (high)", source="artificial-analysis")
     assert identity.base_model == "openai/gpt-5"
     assert identity.family == "gpt"
-    assert identity.configuration == "openai/gpt-5|mode=reasoning|effort=high"
+    assert identity.configuration == "openai/gpt-5|mode=reasoning|effort=high|date=2025-08-07"  # its only snapshot
     assert identity.developer == "openai" and identity.developer_inferred
     assert identity.flags.effort == "high"
 

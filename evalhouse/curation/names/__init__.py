@@ -1,6 +1,7 @@
 """Model names: identity (developer-scoped base models and configurations), settings, loose keys.
 
-- :func:`resolve` — a source's identifier to developer, base model, configuration and family;
+- :func:`resolve` — a source's identifier (and what it says beside it) to developer, base model,
+  configuration and family, with the :class:`Link` s that dated it;
 - :func:`read_settings` — what a name says about how the model was run;
 - :func:`collapse_standard`, :func:`collapse_aggressive`, :func:`strip_variant_suffixes` — loose
   keys (papers 002 and 000) used for candidate links and the papers' analyses, never as ids;
@@ -14,11 +15,19 @@ from evalhouse.curation.names.collapse import (
     is_generic_name,
     strip_variant_suffixes,
 )
-from evalhouse.curation.names.identity import UNKNOWN_DEVELOPER, ModelIdentity, NameHints, identity_key, resolve
+from evalhouse.curation.names.identity import (
+    UNKNOWN_DEVELOPER,
+    Link,
+    ModelIdentity,
+    NameHints,
+    identity_key,
+    resolve,
+)
 from evalhouse.curation.names.settings import Settings, read_settings
 
 __all__ = [
     "UNKNOWN_DEVELOPER",
+    "Link",
     "ModelIdentity",
     "NameHints",
     "NameRules",

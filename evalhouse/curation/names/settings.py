@@ -10,7 +10,7 @@ and fold at the base model: two settings of one model are two configurations of 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any, Literal, cast
 
@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evalhouse.curation.name_rules import NameRules
 from evalhouse.curation.names import text as T
+from evalhouse.curation.names.dates import combine, name_dates
 
 ReasoningMode = Literal["reasoning", "non_reasoning", "adaptive"]
 Effort = Literal["minimal", "low", "medium", "high", "xhigh", "max"]
@@ -48,12 +49,12 @@ class Settings(BaseModel):
     thinking_budget: int | None = None
     context_variant: str | None = None
     preview: str | None = None  # the release channel a name states: "preview", "exp" or "beta"
-    date_tag: str | None = None
+    date_tag: str | None = None  # ISO with its precision: 2024-08-06, 2024-08, --05-28 (year unknown)
     checkpoint: str | None = None
     quantisation: str | None = None
     precision: str | None = None
     provider: str | None = None
-    alias: str | None = None  # a moving API alias such as "latest"
+    alias: str | None = None  # a moving alias: "latest", or "chatgpt" (the ChatGPT versions of a model)
     prompting: str | None = None  # a prompting method written into the name ("CoT GPT-4")
 
     def qualifiers(self) -> str:
@@ -61,7 +62,7 @@ class Settings(BaseModel):
         parts = [
             ("mode", self.reasoning_mode),
             ("effort", self.effort),
-            ("budget", self.thinking_budget),
+            ("budget", None if self.thinking_budget is None else budget_text(self.thinking_budget)),
             ("context", self.context_variant),
             ("preview", self.preview),
             ("date", self.date_tag),
@@ -75,10 +76,21 @@ class Settings(BaseModel):
         return "".join(f"|{k}={v}" for k, v in parts if v is not None)
 
 
+def budget_text(tokens: int) -> str:
+    """A thinking budget in thousands, as names write it: 32000 and 32768 are both "32k" (sources
+    write one knob as either), 24576 is "24k", 1500 is "1.5k"."""
+    if tokens > 0 and tokens % 1000 and not tokens % 1024:
+        return f"{tokens // 1024}k"
+    return f"{round(tokens / 1000, 1):g}k"
+
+
 _EFFORT_ALT = "minimal|low|medium|high|xhigh|x-high|extra[ -]high|max|maximum"
+#: An effort as a hyphenated suffix after a date stamp or a release word: "o3-2025-04-16-high",
+#: "grok-3-mini-beta-high", "o3-mini-high" (not after a version: "gpt2-medium" is a size).
+SUFFIX_EFFORT = re.compile(r"(?:(?<=\d\d)|(?<=beta)|(?<=preview)|(?<=mini))-(minimal|low|medium|high|xhigh)$", re.I)
 _RE_ADAPTIVE = re.compile(r"\badaptive\b")
 _RE_NON_REASONING = re.compile(
-    r"\bnon[\s_-]?(?:reasoning|thinking|think)\b|\bno[\s_-]?(?:thinking|reasoning)\b|\bnothink"
+    r"\bnon[\s_-]?(?:reasoning|thinking|think)\b|\bno[\s_-]?(?:thinking|think|reasoning)\b|\bnothink"
 )
 _RE_REASONING = re.compile(r"(?<![a-z])(?:reasoning|reasoner|thinking|think|thinker)(?![a-z])")
 _RE_EFFORT = (
@@ -87,12 +99,14 @@ _RE_EFFORT = (
     re.compile(rf"\b(?:effort|reasoning)[\s_:=-]+(?:effort[\s_:=-]+)?({_EFFORT_ALT})\b"),
     re.compile(rf"_({_EFFORT_ALT})(?![a-z])"),
     re.compile(r"-(xhigh|minimal)$"),
+    SUFFIX_EFFORT,
 )
 # A bare effort word as the name's last word, after a complete name: "o4-mini High", "GPT-5 Medium".
 _RE_TRAILING_EFFORT = re.compile(r"(?<=\S)\s+(minimal|low|medium|high|xhigh|x-high)$")  # "max" names tiers (Qwen3 Max)
 _RE_BUDGET = (
     re.compile(r"_(\d+(?:\.\d+)?)k\b"),
-    re.compile(r"(\d+(?:\.\d+)?)k[\s_-]*thinking\b"),
+    # "(16K thinking)", "(24k think)", "(32k thinking tokens)": a thinking budget, not a context
+    re.compile(r"(\d+(?:\.\d+)?)k[\s_-]*think(?:ing)?(?:[\s_-]*tokens)?\b"),
     re.compile(r"thinking[\s_-]*(?:budget[\s_:=-]*)?(\d+(?:\.\d+)?)k\b"),
 )
 _RE_CONTEXT = (
@@ -124,67 +138,26 @@ SHOTS = re.compile(
 )
 
 
-def name_setup(name: str) -> dict[str, str]:
-    """The evaluation setup a model's name states (its shot count), as cell setup keys."""
-    found = SHOTS.search(str(name))
-    if found is None:
-        return {}
-    word = (found.group(1) or found.group(2)).lower()
-    return {"shots": _SHOT_WORDS.get(word, word)}
+def name_setup(name: str, r: NameRules | None = None) -> dict[str, str]:
+    """The evaluation setup a model's name states, as cell setup keys: its shot count
+    ("LLAMA 2-CHAT 7B (8-shot)") and, with the rules, an edit format ("Qwen3 235B A22B diff, …")."""
+    return dict(_name_setup(str(name), r))
+
+
+@lru_cache(maxsize=T.TEXT_CACHE)
+def _name_setup(name: str, r: NameRules | None) -> tuple[tuple[str, str], ...]:
+    setup: list[tuple[str, str]] = []
+    found = SHOTS.search(name)
+    if found is not None:
+        word = (found.group(1) or found.group(2)).lower()
+        setup.append(("shots", _SHOT_WORDS.get(word, word)))
+    if r is not None and r.edit_format_hint.search(name) and (edit := r.edit_format.search(name)):
+        setup.append(("edit_format", edit.group(1).lower()))
+    return tuple(setup)
 
 
 _RE_CHECKPOINT = re.compile(r"(?<![0-9a-z.])(0\d\d)(?![0-9a-z.])")
 _RE_QUANT = re.compile(r"(?<![a-z0-9])(q\d+(?:_[a-z0-9]+)*)(?![a-z0-9])")
-_MONTH_NUMBER = {
-    m: i
-    for i, names in enumerate(
-        (
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ),
-        start=1,
-    )
-    for m in names
-}
-_MONTH_ALT = "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True))
-_RE_DATE_TAGS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
-    (
-        re.compile(r"(?<![0-9])((?:19|20)\d{2})([-_./]?)(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01])(?![0-9])"),
-        lambda m: f"{m.group(1)}-{m.group(3)}-{m.group(4)}",
-    ),
-    (
-        re.compile(r"(?<![0-9])(0[1-9]|1[0-2])[-_/](0[1-9]|[12]\d|3[01])[-_/]((?:19|20)\d{2})(?![0-9])"),
-        lambda m: f"{m.group(3)}-{m.group(1)}-{m.group(2)}",
-    ),
-    (
-        re.compile(rf"\b({_MONTH_ALT})\b\.?\s*(?:'\s*(\d{{2}})\b|\s((?:19|20)\d{{2}})\b)"),
-        lambda m: f"{m.group(3) or '20' + m.group(2)}-{_MONTH_NUMBER[m.group(1)]:02d}",
-    ),
-    (
-        re.compile(r"(?<![0-9])(0[1-9]|1[0-2])[-_/]((?:19|20)\d{2})(?![0-9])"),
-        lambda m: f"{m.group(2)}-{m.group(1)}",
-    ),
-    # 250615: a six-digit YYMMDD stamp (ByteDance's "doubao seed 1.6 250615")
-    (
-        re.compile(r"(?<![0-9a-z.])(2[0-9])(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![0-9a-z.])"),
-        lambda m: f"20{m.group(1)}-{m.group(2)}-{m.group(3)}",
-    ),
-    (
-        re.compile(r"(?<![0-9.])((?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))(?![0-9a-z.])"),
-        lambda m: m.group(1),
-    ),
-    (re.compile(r"(?<![0-9a-z.])(\d{4})(?![0-9a-z.])"), lambda m: m.group(1)),
-)
 
 
 def _first_group(patterns: Iterable[re.Pattern[str]], text: str) -> str | None:
@@ -239,11 +212,22 @@ def _context(budget_free: str, r: NameRules) -> str | None:
 
 
 def _date_tag(text: str) -> str | None:
-    for pattern, render in _RE_DATE_TAGS:
-        match = pattern.search(text)
-        if match:
-            return render(match)
-    return None
+    """The date the name writes, ISO with its precision (:mod:`evalhouse.curation.names.dates`)."""
+    found = combine(name_dates(text))
+    return None if found is None else found.iso
+
+
+#: The ChatGPT versions of a model: "chatgpt-4o-latest", "ChatGPT-4o-latest (2024-08-08)",
+#: "GPT-4o (ChatGPT)", "GPT-4o (March 2025, chatgpt-4o-latest)". A bare "ChatGPT" is a product.
+_RE_CHATGPT = re.compile(r"\bchatgpt[\s_-]*\d|^(?:openai[/ ])?(?:gpt|o\d)[^()]*\(\s*chatgpt\s*\)")
+#: "<organisation> API": served by that organisation's API ("Qwen3 235B A22B … Alibaba API").
+_RE_ORG_API = re.compile(r"\b([a-z0-9]+)[\s_-]+api\b")
+
+
+def _alias(text: str) -> str | None:
+    if "chatgpt" in text and _RE_CHATGPT.search(text):
+        return "chatgpt"
+    return "latest" if "latest" in text and _RE_LATEST.search(text) else None
 
 
 def _reasoning_mode(text: str, effort: str | None, budget: int | None) -> ReasoningMode | None:
@@ -267,6 +251,10 @@ def _packaging(tokens: list[str], text: str, r: NameRules) -> tuple[str | None, 
     provider = next((t for t in tokens[:1] if t in r.providers), None) or next(
         (t for t in tokens if t in r.providers and t not in r.org), None
     )
+    if provider is None and "api" in text:
+        stated = _RE_ORG_API.search(text)
+        if stated is not None and (stated.group(1) in r.org or stated.group(1) in r.providers):
+            provider = stated.group(1)
     return quant, precision, provider
 
 
@@ -308,7 +296,7 @@ def _text_settings(text: str, r: NameRules) -> Settings:
         quantisation=quant,
         precision=precision,
         provider=provider,
-        alias="latest" if _RE_LATEST.search(text) else None,
+        alias=_alias(text),
         prompting="cot" if _RE_COT.search(text) else None,
     )
 

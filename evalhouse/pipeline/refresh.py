@@ -112,7 +112,9 @@ class Gathered:
 
 
 def _url_key(request: FetchRequest) -> str:
-    return str(httpx.URL(request.url).copy_merge_params(dict(request.params)))
+    """What one request asks for: its URL with its params, and a POST's body."""
+    url = str(httpx.URL(request.url).copy_merge_params(dict(request.params)))
+    return url if request.body is None else f"POST {url} {request.body.decode('utf-8', 'replace')}"
 
 
 def _gather_http(client: HttpClient, run: SourceRun, requests: list[FetchRequest], store: RawStore) -> Gathered:

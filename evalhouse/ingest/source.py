@@ -116,6 +116,10 @@ class SourceSpec:
     identity_from: Literal["id", "name"] = "name"
     #: The real payload the parser is tested on; None: unverified (not in the default nightly set).
     verified_on: Recording | None = None
+    #: The source publishes its own benchmark list (LiveBench's categories, HELM's group headers) and
+    #: marks each result with it (``records.DECLARED_BENCHMARK``): a benchmark the registry does not
+    #: know is registered from that declaration, with a recorded decision, instead of quarantined.
+    declares_benchmarks: bool = False
 
     def __post_init__(self) -> None:
         if not KEY_RE.match(self.key):
@@ -152,6 +156,7 @@ class SourceSpec:
             "collection": self.collection,
             "licence": self.licence,
             "description": self.description,
+            "declares_benchmarks": self.declares_benchmarks,
             "verified_on": self.verified_on.as_dict() if self.verified_on else "unverified",
         }
 

@@ -85,6 +85,7 @@ class RunContext:
     parser_version: str | None = None
     collection: str | None = None
     allow_provisional: bool = False
+    declared_benchmarks: bool = False  # the source publishes its own benchmark list (curation.canonicalise)
     identity_from: IdentityFrom = "name"  # which model_info field names the artefact (curation.identity)
     after_load: AfterLoad | None = None
     details: dict[str, Any] = field(default_factory=dict)
@@ -381,6 +382,7 @@ def _load_once(wh: Warehouse, ctx: RunContext, plan: LoadPlan, result: RunResult
                 registry=registry,
                 collection=ctx.collection,
                 allow_provisional=ctx.allow_provisional,
+                declared_benchmarks=ctx.declared_benchmarks,
                 identity_from=ctx.identity_from,
                 batch_size=ctx.batch_size or DEFAULT_BATCH_SIZE,
                 between_batches=budget.keep if budget else None,

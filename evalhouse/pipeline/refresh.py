@@ -352,6 +352,7 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
         accept_drift=spec.key in options.accept_drift,
         hint="" if options.mirror else f"; {OFFLINE_HINT}",
         registry=options.registry,
+        declared_benchmarks=spec.declares_benchmarks,
     )
     verdicts = guards.evaluate(evidence)
     decisive = guards.outcome(verdicts)

@@ -131,6 +131,7 @@ class SourceRun:
             registry=registry,
             parser_version=self.spec.parser_version,
             collection=self.spec.collection,
+            declared_benchmarks=self.spec.declares_benchmarks,
             identity_from=self.spec.identity_from,
             after_load=after_load,
             details=details,

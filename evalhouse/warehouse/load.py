@@ -55,6 +55,7 @@ class LoadContext:
     registry: Registry
     collection: str | None = None
     allow_provisional: bool = False
+    declared_benchmarks: bool = False  # the source declares its benchmarks: an unknown one is registered
     identity_from: IdentityFrom = "name"
     batch_size: int = DEFAULT_BATCH_SIZE  # records per dedup query and per insert
     between_batches: Callable[[], object] | None = None  # after each batch's inserts (a memory budget's keep)
@@ -113,7 +114,9 @@ class Loader:
         self.con = con
         self.ctx = ctx
         self.collection = ctx.collection or ctx.source_key
-        self.canonicaliser = Canonicaliser(ctx.registry, allow_provisional=ctx.allow_provisional)
+        self.canonicaliser = Canonicaliser(
+            ctx.registry, allow_provisional=ctx.allow_provisional, declared=ctx.declared_benchmarks
+        )
         self.report = LoadReport()
         self._lower_bound_kinds = frozenset(k for k, v in ctx.registry.evidence_kinds.items() if v.lower_bound)
         self._rows: dict[str, list[dict[str, Any]]] = {
@@ -462,10 +465,15 @@ class Loader:
             )
             for rid, r in provisional.items():
                 candidate = self._candidates.get(rid) if table == "benchmark" else None
+                why = (
+                    f"declared by source {self.ctx.source_key} in its own metadata; not in the registry: "
+                    "registered as a new benchmark"
+                    if self.ctx.declared_benchmarks and not self.ctx.allow_provisional
+                    else "self-describing EEE record; not in the registry"
+                )
                 self._decision(
                     f"provisional_{table}",
-                    "self-describing EEE record; not in the registry"
-                    + (f"; candidate link to registry benchmark {candidate} (not merged)" if candidate else ""),
+                    why + (f"; candidate link to registry benchmark {candidate} (not merged)" if candidate else ""),
                     {"id": rid, **({"candidate": candidate} if candidate else {})},
                     r,
                 )

@@ -33,6 +33,8 @@ class FetchRequest:
     never carries a secret: it is stored with the payload and names the payload in a mirror).
     ``etag`` / ``last_modified`` are the validators from the previous fetch of this URL; when
     set, the client makes a conditional GET and a 304 comes back as ``not_modified``.
+    ``optional``: a probe for something that may not exist (a release a changelog names but the
+    site never published): a refresh counts a 404 of it as absent, not as a page gone missing.
     """
 
     url: str
@@ -44,6 +46,7 @@ class FetchRequest:
     etag: str | None = None
     last_modified: str | None = None
     body: bytes | None = None  # a POST's body; None: a GET
+    optional: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.url, str) or not self.url.strip():

@@ -109,6 +109,7 @@ class Gathered:
     fetched: list[Fetched] = field(default_factory=list)
     failures: list[guards.Failure] = field(default_factory=list)
     not_modified: int = 0
+    absent: list[str] = field(default_factory=list)  # optional requests answered 404/410: not there
 
 
 def _url_key(request: FetchRequest) -> str:
@@ -128,6 +129,9 @@ def _gather_http(client: HttpClient, run: SourceRun, requests: list[FetchRequest
         try:
             result = client.fetch(request)
         except FetchError as exc:
+            if request.optional and exc.status in (404, 410):
+                got.absent.append(_url_key(request))
+                continue
             got.failures.append(guards.Failure(request.url, exc.kind, str(exc), exc.status, planned))
             continue
         if result.not_modified:
@@ -356,7 +360,9 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
     )
     verdicts = guards.evaluate(evidence)
     decisive = guards.outcome(verdicts)
-    report = {"figures": evidence.figures(), "guards": [_verdict_json(v) for v in verdicts]}
+    report: dict[str, Any] = {"figures": evidence.figures(), "guards": [_verdict_json(v) for v in verdicts]}
+    if got.absent:  # optional requests nothing answered: listed, not a failure
+        report["absent"] = sorted(got.absent)
     if decisive is not None and decisive.outcome == "failed":
         return recorded("failed", decisive.reason, guard=decisive.guard, **report)
     # ------------------------------------------------------------------------------------------------

@@ -68,9 +68,8 @@ def test_refresh_on_the_recorded_tables_loads_every_rating(tmp_path: Path) -> No
         if row["arena_score"].strip()
     )
     with Warehouse.open(night.db) as wh:
-        per_arena = dict(
-            wh.con.execute("SELECT benchmark_id, count(*) FROM score WHERE source_key = 'lmarena' GROUP BY 1").fetchall()
-        )
+        sql = "SELECT benchmark_id, count(*) FROM score WHERE source_key = 'lmarena' GROUP BY 1"
+        per_arena = dict(wh.con.execute(sql).fetchall())
         quarantined = wh.scalar("SELECT count(*) FROM quarantine WHERE source_key = 'lmarena'")
     assert expected == 266 + 86 + 19
     assert accounted(result) == expected and sum(per_arena.values()) >= 0.99 * expected and quarantined == 0

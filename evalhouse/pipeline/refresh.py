@@ -325,6 +325,7 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
     module, spec = run.module, run.spec
     state, last, previous = known.state, known.last, known.previous
     got = _gather(run, store, options, state)
+    _gone_probes(got, previous)
     entries = [f.entry for f in got.fetched]
     stale = last is not None and last.registry_version != options.registry.version
     # Pages the last loading run was already missing (Swallow's unpublished model pages) are not
@@ -383,6 +384,19 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
         **report,
     )
     return Ending(load, loads=True)
+
+
+def _gone_probes(got: Gathered, previous: guards.Previous | None) -> None:
+    """An optional request that answered in the last loading run and 404s now is a page gone
+    missing (a release the site took down), not something that was never there."""
+    if previous is None or not got.absent:
+        return
+    gone = [url for url in got.absent if url in previous.by_url]
+    got.absent = [url for url in got.absent if url not in gone]
+    got.failures += [
+        guards.Failure(url, "http_status", f"{url}: HTTP 404 (it answered in run {previous.run_id})", 404, False)
+        for url in gone
+    ]
 
 
 def _verdict_json(v: guards.Verdict) -> dict[str, Any]:

@@ -141,9 +141,24 @@ def _json(body: bytes, what: str) -> Any:
         raise ParseError(f"{what} is not JSON: {exc}") from exc
 
 
+def _kind(meta: FetchMeta) -> tuple[str, str]:
+    """``(kind, argument)`` from the label (``table:safety``), else from the URL's path (a payload
+    ingested or replayed without its label): ``.../<project>/benchmark_output/releases/<r>/groups/x.json``."""
+    kind, _, arg = (meta.label or "").partition(":")
+    if kind in ("project_metadata", "groups", "table"):
+        return kind, arg
+    path = meta.url.split("?", 1)[0]
+    if path.endswith("/project_metadata.json"):
+        return "project_metadata", ""
+    match = re.search(r"/([^/]+)/benchmark_output/releases/[^/]+/(groups\.json|groups/[^/]+\.json)$", path)
+    if match is None:
+        return "", ""
+    return ("groups" if match[2] == "groups.json" else "table"), match[1]
+
+
 def follow(body: bytes, *, meta: FetchMeta) -> list[FetchRequest]:
     """project_metadata -> each chosen project's latest groups.json -> its main group's table."""
-    kind, _, arg = (meta.label or "").partition(":")
+    kind, arg = _kind(meta)
     doc = _json(body, meta.url)
     if kind == "project_metadata":
         found = []
@@ -176,7 +191,7 @@ def _main_group(doc: Any, url: str) -> str:
 
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
-    kind, _, project = (meta.label or "").partition(":")
+    kind, project = _kind(meta)
     doc = _json(body, meta.url)
     if kind == "project_metadata":
         _wanted(doc, project)

@@ -131,3 +131,23 @@ def test_refresh_on_the_recorded_site_loads_every_cell_and_registers_new_tasks(t
 def test_without_the_pinned_folder_the_fixtures_alone_replay_eight_releases(tmp_path: Path) -> None:
     payloads = replayed("livebench", None)
     assert len(tables_of(payloads)) == 8 and livebench.CHANGELOG in payloads
+
+
+def test_a_table_ingested_on_its_own_declares_its_columns_and_is_not_mass_quarantined(tmp_path: Path) -> None:
+    """``evalhouse ingest livebench table_<release>.csv``: no categories came with it, so its header
+    declares its task columns (cta, olympiad, ... are registered, not quarantined)."""
+    from typer.testing import CliRunner
+
+    from evalhouse.cli import app
+
+    table = tmp_path / "table_2024_06_24.csv"
+    table.write_bytes((FIXTURES / "site/table_2024_06_24.csv").read_bytes())
+    db = tmp_path / "w.duckdb"
+    out = CliRunner().invoke(app, ["--db", str(db), "ingest", "livebench", str(table), "--json", "--skip-validation"])
+    assert out.exit_code == 0, out.output
+    expected = cells({"t": table.read_bytes()})
+    with Warehouse.open(db) as wh:
+        loaded = wh.scalar("SELECT count(*) FROM score WHERE source_key = 'livebench'")
+        quarantined = wh.scalar("SELECT count(*) FROM quarantine WHERE source_key = 'livebench'")
+        cta = wh.scalar("SELECT count(*) FROM score WHERE benchmark_id = 'livebench.livebench_cta'")
+    assert (loaded, quarantined) == (expected, 0) and cta == 73

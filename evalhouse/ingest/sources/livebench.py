@@ -15,8 +15,9 @@ Three hops, each a pure function of the payload before it (:func:`follow`):
 Every task column the release's categories list is *declared*: its results carry the declaration
 (``records.DECLARED_BENCHMARK``), so a task the registry does not know yet (``cta``,
 ``theory_of_mind``, ``integrals_with_game``) is registered as a new benchmark with a recorded
-decision instead of being quarantined; a column the categories do not list is not declared and is
-refused like any unmapped name. Releases replace questions, so a task's score in two releases is
+decision instead of being quarantined; in a refresh, a column the categories do not list is not
+declared and is refused like any unmapped name. A table ingested on its own (``evalhouse ingest
+livebench table_<release>.csv``: no categories came with it) declares its own task columns. Releases replace questions, so a task's score in two releases is
 two cells (setup ``benchmark_version``). The task columns are the source's values; evalhouse does
 not compute category or global averages. LiveBench runs every model itself: benchmark creator.
 """
@@ -201,10 +202,11 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
         yield from _row(row, release, declared, locator, meta)
 
 
-def _declared(categories: str, release: str) -> dict[str, str]:
-    """``{task: category}`` of the release's categories, as the table's label carries them."""
+def _declared(categories: str, release: str) -> dict[str, str] | None:
+    """``{task: category}`` of the release's categories, as the table's label carries them; None
+    when none came with the table (it was ingested on its own)."""
     if not categories:
-        return {}
+        return None
     try:
         doc = json.loads(categories)
     except json.JSONDecodeError as exc:
@@ -213,7 +215,7 @@ def _declared(categories: str, release: str) -> dict[str, str]:
 
 
 def _row(
-    row: Mapping[str, str], release: str, declared: Mapping[str, str], locator: str, meta: FetchMeta
+    row: Mapping[str, str], release: str, declared: Mapping[str, str] | None, locator: str, meta: FetchMeta
 ) -> Iterator[ParseItem]:
     payload = common.lazy_payload(row)
     version = release.replace("_", "-")
@@ -236,7 +238,11 @@ def _row(
             score=score,
             setup={"benchmark_version": version},
         )
-        if task in declared:
+        if declared is None:  # a table on its own: its header declares its task columns
+            result["source_data"]["additional_details"] = {
+                DECLARED_BENCHMARK: f"LiveBench task {task!r}, a column of the site's table_<release>.csv"
+            }
+        elif task in declared:
             result["source_data"]["additional_details"] = {
                 DECLARED_BENCHMARK: (
                     f"LiveBench task {task!r} in its {declared[task]} category, as the site's "

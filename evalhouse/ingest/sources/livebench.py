@@ -17,9 +17,11 @@ Every task column the release's categories list is *declared*: its results carry
 ``theory_of_mind``, ``integrals_with_game``) is registered as a new benchmark with a recorded
 decision instead of being quarantined; in a refresh, a column the categories do not list is not
 declared and is refused like any unmapped name. A table ingested on its own (``evalhouse ingest
-livebench table_<release>.csv``: no categories came with it) declares its own task columns. Releases replace questions, so a task's score in two releases is
-two cells (setup ``benchmark_version``). The task columns are the source's values; evalhouse does
-not compute category or global averages. LiveBench runs every model itself: benchmark creator.
+livebench table_<release>.csv``: no categories came with it) declares its own task columns.
+
+Releases replace questions, so a task's score in two releases is two cells (setup
+``benchmark_version``). The task columns are the source's values; evalhouse does not compute
+category or global averages. LiveBench runs every model itself: benchmark creator.
 """
 
 from __future__ import annotations

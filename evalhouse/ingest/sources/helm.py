@@ -226,9 +226,7 @@ def _column(project: str, header: Any) -> dict[str, Any]:
     return {
         "text": text,
         "dataset": mapped or f"{LEADERBOARDS[project]}: {group}",
-        "declared": None
-        if mapped
-        else f"{LEADERBOARDS[project]} column {text!r}: {header.get('description') or text}",
+        "declared": None if mapped else f"{LEADERBOARDS[project]} column {text!r}: {header.get('description') or text}",
         "metric": METRICS.get(metric_text, metric_text),
         "lower_is_better": bool(header.get("lower_is_better", False)),
     }

@@ -154,3 +154,21 @@ def test_refresh_replays_the_posts_from_a_mirror_over_loopback(tmp_path: Path) -
     }
     assert hidden == 1 and accounted(result) == 7  # 6 shown rows loaded + 1 hidden row quarantined
     assert bodies == {"4-0-0", "3-0-0", "main", "2-0"}
+
+
+def test_a_night_of_posts_exports_to_a_mirror_that_replays_it(tmp_path: Path) -> None:
+    """``evalhouse mirror export`` keeps each POST's payload under its URL and body."""
+    from evalhouse.ingest.mirror_export import export_mirror
+    from evalhouse.warehouse.raw_store import RawStore
+
+    payloads = {
+        (tb.ENDPOINT, r.body): answer(r.label.split(":")[1], [row(1, "GPT-5", "high", 49.6)])
+        for r in tb.plan(SourceState())
+    }
+    build_mirror(tmp_path / "m", payloads)
+    night = refresh_from(tmp_path / "m", ["terminal-bench"], tmp_path)
+    assert night.results["terminal-bench"].status == "completed"
+    with Warehouse.open(night.db) as wh:
+        written = export_mirror(wh, RawStore(tmp_path / "raw"), tmp_path / "exported")
+    assert set(written) == set(payloads)
+    assert all(written[k].read_bytes() == body for k, body in payloads.items())

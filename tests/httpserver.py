@@ -16,7 +16,8 @@ Usage (from a test module one folder below ``tests/``)::
 A route is a list of replies consumed in order; the last one repeats once the others are used.
 Paths without a route are served from ``static_dir`` when given (``SimpleHTTPRequestHandler``,
 so a mirror tree written by ``evalhouse.ingest.mirror.build_mirror`` replays as-is), else 404.
-Every request is recorded (method, path, query, headers, how many body bytes were sent).
+Every request is recorded (method, path, query, headers, the body a POST sent, how many body bytes
+were sent back). A POST is answered by the route of its path; a static tree answers GETs only.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ class RecordedRequest:
     query: dict[str, list[str]]
     headers: dict[str, str]
     raw_path: str
+    body: bytes = b""  # what a POST sent
     bytes_sent: int = 0
     aborted: bool = False  # the client hung up before the whole body was written
 
@@ -119,7 +121,10 @@ class _Handler(SimpleHTTPRequestHandler):
     def do_HEAD(self) -> None:
         self._dispatch(head=True)
 
-    def _dispatch(self, *, head: bool) -> None:
+    def do_POST(self) -> None:
+        self._dispatch(head=False, body=self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+
+    def _dispatch(self, *, head: bool, body: bytes = b"") -> None:
         parts = urlsplit(self.path)
         record = RecordedRequest(
             method=self.command,
@@ -127,12 +132,15 @@ class _Handler(SimpleHTTPRequestHandler):
             query=parse_qs(parts.query, keep_blank_values=True),
             headers={k.lower(): v for k, v in self.headers.items()},
             raw_path=self.path,
+            body=body,
         )
         with self.server.lock:
             self.server.requests.append(record)
         reply = self.server.next_reply(parts.path)
         if reply is not None:
             self._scripted(reply, record, head=head)
+        elif self.command == "POST":
+            self.send_error(405, "a static tree answers GETs only")
         elif self.server.static_dir is not None and head:
             super().do_HEAD()
         elif self.server.static_dir is not None:

@@ -11,6 +11,10 @@ Records from an EEE datastore describe their own benchmarks, so for those only a
 scopes to that collection apply; anything else becomes a *provisional* benchmark scoped to the
 collection (``helm_lite.mmlu``), with the registry benchmark its name matches kept as a candidate
 link, never merged. A generic word ("Math", "Safety") never matches a registry benchmark globally.
+A source that publishes its own benchmark list (``declared``: LiveBench's categories, HELM's group
+headers) is matched through the registry as usual; a result whose benchmark the registry does not
+know but the source declares (:data:`~evalhouse.schema.records.DECLARED_BENCHMARK`) becomes such a
+provisional benchmark too, described by the source's own words, instead of being refused.
 
 **Metric.** Named by ``metric_id``, ``metric_kind`` or ``metric_name``; failing those, by the
 ``evaluation_description`` ("Accuracy on IFEval", "EM on Anatomy", "Fraction of tasks solved") or
@@ -27,6 +31,7 @@ from typing import Any
 from evalhouse.common.naming import slug
 from evalhouse.curation.cells import subset_of
 from evalhouse.curation.registry import Benchmark, Metric, Registry, scale
+from evalhouse.schema.records import DECLARED_BENCHMARK
 
 EPSILON = 1e-9
 #: A value the source writes for "not computed" (HELM writes -1.0 under bounds [0, 1]).
@@ -99,18 +104,37 @@ class _Names:
     evaluation_name: str | None
     dataset_name: str | None
     description: str | None
+    declared: str | None = None  # what the source says of a benchmark it declares
+
+    @classmethod
+    def of(cls, result: dict[str, Any]) -> _Names:
+        data = result.get("source_data") or {}
+        return cls(
+            result.get("evaluation_name"),
+            data.get("dataset_name"),
+            (result.get("metric_config") or {}).get("evaluation_description"),
+            _declared(data),
+        )
 
     @property
     def raw(self) -> str:
         return self.dataset_name or self.evaluation_name or ""
 
 
+def _declared(source_data: dict[str, Any]) -> str | None:
+    details = source_data.get("additional_details")
+    text = details.get(DECLARED_BENCHMARK) if isinstance(details, dict) else None
+    return text if isinstance(text, str) and text.strip() else None
+
+
 def group_key(result: dict[str, Any]) -> tuple[Any, ...]:
     """What decides a result's canonical group (everything but its value), as a hashable key."""
     config = result.get("metric_config") or {}
+    data = result.get("source_data") or {}
     return (
         result.get("evaluation_name"),
-        (result.get("source_data") or {}).get("dataset_name"),
+        data.get("dataset_name"),
+        _declared(data),
         config.get("evaluation_description"),
         config.get("metric_id"),
         config.get("metric_kind"),
@@ -188,7 +212,8 @@ def _widened(lo: float | None, hi: float | None) -> tuple[float, float]:
 
 
 class Canonicaliser:
-    """Maps results through a :class:`Registry`; ``allow_provisional`` for self-describing imports.
+    """Maps results through a :class:`Registry`; ``allow_provisional`` for self-describing imports,
+    ``declared`` for a source that publishes its own benchmark list (see the module doc).
 
     With ``allow_provisional`` only the registry's aliases scoped to the collection name a
     benchmark (an EEE collection describes its own); ``global_aliases`` lets the global aliases
@@ -196,10 +221,18 @@ class Canonicaliser:
     harness's id, ``arc_easy``, which the registry documents as the benchmark it is).
     """
 
-    def __init__(self, registry: Registry, *, allow_provisional: bool = False, global_aliases: bool = False) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        allow_provisional: bool = False,
+        global_aliases: bool = False,
+        declared: bool = False,
+    ) -> None:
         self.registry = registry
         self.allow_provisional = allow_provisional
         self.global_aliases = global_aliases
+        self.declared = declared
         self._groups: dict[tuple[Any, ...], _Group] = {}
         self._bulk: dict[tuple[Any, ...], CanonicalGroup] = {}
 
@@ -213,11 +246,7 @@ class Canonicaliser:
 
     def _bulk_group(self, result: dict[str, Any], source_key: str, collection: str | None) -> CanonicalGroup:
         config = result.get("metric_config") or {}
-        names = _Names(
-            result.get("evaluation_name"),
-            (result.get("source_data") or {}).get("dataset_name"),
-            config.get("evaluation_description"),
-        )
+        names = _Names.of(result)
         group = self._resolve(names, config, source_key, collection)
         metric_raw = config.get("metric_id") or config.get("metric_name") or config.get("metric_kind")
         metric = group.metric
@@ -257,11 +286,7 @@ class Canonicaliser:
         self, result: dict[str, Any], *, source_key: str, collection: str | None = None
     ) -> CanonicalScore | Rejection:
         config = result.get("metric_config") or {}
-        names = _Names(
-            result.get("evaluation_name"),
-            (result.get("source_data") or {}).get("dataset_name"),
-            config.get("evaluation_description"),
-        )
+        names = _Names.of(result)
         key = (source_key, collection, *group_key(result))
         group = self._groups.get(key)
         if group is None:
@@ -386,14 +411,20 @@ class Canonicaliser:
             if bench is not None:
                 subset = None if name == names.evaluation_name else subset_of(names.evaluation_name, name, bench.name)
                 return bench, subset, None, None, _bench_step(name, bench.id, subset, provisional=False)
-        if not self.allow_provisional or not names.raw:
+        declared = self.declared and names.declared is not None
+        if not (self.allow_provisional or declared) or not names.raw:
             return None
         scope = collection or source_key
         base = names.dataset_name or names.evaluation_name or ""
+        description = (
+            f"Declared by source {source_key}, not in the registry: {names.declared}"
+            if declared
+            else f"Provisional: named {base!r} in EEE collection {scope!r}; not in the registry."
+        )
         provisional = Benchmark(
             id=f"{slug(scope, sep='_', default='unnamed')}.{slug(base, sep='_', default='unnamed')}",
             name=base,
-            description=f"Provisional: named {base!r} in EEE collection {scope!r}; not in the registry.",
+            description=description,
         )
         subset = subset_of(names.evaluation_name, base)
         candidate = self.registry.global_benchmark_for(base)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from evalhouse.errors import RunFailed
@@ -26,10 +27,14 @@ def _frozen_mapping(value: Mapping[str, str]) -> Mapping[str, str]:
 
 @dataclass(frozen=True, repr=False)
 class FetchRequest:
-    """One GET an adapter wants made; secrets are declared so they can be redacted everywhere.
+    """One request an adapter wants made; secrets are declared so they can be redacted everywhere.
 
+    A GET, or a POST when ``body`` is set (:meth:`post_json` builds one with a JSON body; a body
+    never carries a secret: it is stored with the payload and names the payload in a mirror).
     ``etag`` / ``last_modified`` are the validators from the previous fetch of this URL; when
     set, the client makes a conditional GET and a 304 comes back as ``not_modified``.
+    ``optional``: a probe for something that may not exist (a release a changelog names but the
+    site never published): a refresh counts a 404 of it as absent, not as a page gone missing.
     """
 
     url: str
@@ -40,30 +45,51 @@ class FetchRequest:
     label: str | None = None
     etag: str | None = None
     last_modified: str | None = None
+    body: bytes | None = None  # a POST's body; None: a GET
+    optional: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.url, str) or not self.url.strip():
             raise ValueError("FetchRequest.url must be a non-empty string")
+        if self.body is not None and (self.etag or self.last_modified):
+            raise ValueError("a POST is never conditional: give it no etag or last_modified")
         object.__setattr__(self, "params", _frozen_mapping(self.params))
         object.__setattr__(self, "headers", _frozen_mapping(self.headers))
         object.__setattr__(self, "secret_headers", frozenset(h.strip().lower() for h in self.secret_headers))
         object.__setattr__(self, "secret_params", frozenset(self.secret_params))
 
+    @classmethod
+    def post_json(cls, url: str, payload: object, **fields: object) -> FetchRequest:
+        """A POST of ``payload`` as JSON (``Content-Type: application/json``); ``fields`` as for
+        the class (``label``, ``headers`` ...)."""
+        headers = {"Content-Type": "application/json", **dict(fields.pop("headers", None) or {})}  # type: ignore[call-overload]
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return cls(url=url, headers=headers, body=body, **fields)  # type: ignore[arg-type]
+
+    @property
+    def method(self) -> str:
+        return "GET" if self.body is None else "POST"
+
     def __repr__(self) -> str:  # requests get logged; their credentials must not
         return (
-            f"FetchRequest(url={redact_url(self.url, self.secret_params)!r}, "
+            f"FetchRequest(method={self.method!r}, url={redact_url(self.url, self.secret_params)!r}, "
             f"request_params={self.redacted_params()!r}, label={self.label!r}, "
             f"etag={self.etag!r}, last_modified={self.last_modified!r})"
         )
 
-    def redacted_params(self) -> dict[str, dict[str, str]]:
-        """What was asked for, safe to store: params and headers with secret values masked."""
-        return {
+    def redacted_params(self) -> dict[str, dict[str, str] | str]:
+        """What was asked for, safe to store: params and headers with secret values masked, and a
+        POST's method and body (as text)."""
+        asked: dict[str, dict[str, str] | str] = {
             "params": {k: REDACTED if is_secret_param(k, self.secret_params) else v for k, v in self.params.items()},
             "headers": {
                 k: REDACTED if is_secret_header(k, self.secret_headers) else v for k, v in self.headers.items()
             },
         }
+        if self.body is not None:
+            asked["method"] = "POST"
+            asked["body"] = self.body.decode("utf-8", "replace")
+        return asked
 
     def secret_values(self) -> frozenset[str]:
         """Every string that must never be written anywhere (raw and encoded forms)."""
@@ -105,7 +131,7 @@ class FetchResult:
     retrieved_at: datetime
     elapsed_s: float
     attempts: int
-    request_params: dict[str, dict[str, str]]
+    request_params: dict[str, Any]
     not_modified: bool
     headers: dict[str, str]
     label: str | None = None

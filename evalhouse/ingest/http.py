@@ -1,4 +1,4 @@
-"""The one module that touches the network: a bounded, retrying, secret-redacting GET.
+"""The one module that touches the network: a bounded, retrying, secret-redacting GET (or POST).
 
 Every source adapter plans :class:`FetchRequest` values and hands them here; nothing else in
 evalhouse opens a socket. Compared with EEE's ``helpers/fetch.py`` (one plain ``GET``, 60 s
@@ -15,7 +15,9 @@ timeout, fail on any non-2xx, body read whole) this layer:
   seconds - which never trips a per-read timeout - ends as ``deadline exceeded``;
 * enforces a byte cap *while streaming* (the same 64 MiB cap EEE's raw capture applies per
   payload), so a runaway response cannot exhaust memory;
-* supports conditional GET (``If-None-Match`` / ``If-Modified-Since`` → ``not_modified``);
+* supports conditional GET (``If-None-Match`` / ``If-Modified-Since`` → ``not_modified``), and
+  POST with a body (an API that is read by posting a query); a mirror names a POST's payload by
+  its URL and body and serves it to a GET;
 * never lets an API key reach a result, an error message or a log line - including httpx's own
   ``HTTP Request: GET …`` log lines - while still sending it to the server;
 * reads ``file://`` URLs and plain paths through the same code path, and can replay a pinned
@@ -121,6 +123,8 @@ class _Target:
     shown: str  # redacted form of ``url``
     headers: dict[str, str]
     mirrored_from: str | None
+    method: str = "GET"
+    body: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -267,7 +271,7 @@ class HttpClient:
     # ---------------------------------------------------------------------------------------
 
     def fetch(self, request: FetchRequest | str) -> FetchResult:
-        """GET one URL (or read one local file) under the client's policy.
+        """GET (or POST) one URL, or read one local file, under the client's policy.
 
         Raises :class:`FetchError` for anything that is not a 2xx payload or a 304 answer to a
         conditional request.
@@ -349,10 +353,10 @@ class HttpClient:
                 headers["If-None-Match"] = req.etag
             if req.last_modified:
                 headers["If-Modified-Since"] = req.last_modified
-            return _Target(full_url, redact_url(full_url, req.secret_params), headers, None)
+            return _Target(full_url, redact_url(full_url, req.secret_params), headers, None, req.method, req.body)
 
-        try:
-            mirrored = mirror_url(full_url, self.mirror, secret_params=req.secret_params)
+        try:  # a mirror is static files: a POST's payload is the file its URL and body name, read by a GET
+            mirrored = mirror_url(full_url, self.mirror, secret_params=req.secret_params, body=req.body)
         except ValueError as exc:  # no host, or a malformed mirror spec
             shown = redact_url(full_url, req.secret_params)
             raise self._error(
@@ -437,7 +441,8 @@ class HttpClient:
     def _deadline_error(self, t: _Try, shown: str, note: str, bound: str) -> FetchError:
         elapsed = time.monotonic() - t.start
         return self._error(
-            f"GET {shown}: deadline exceeded ({bound}) after {elapsed:.1f}s and {t.attempt} attempt(s){note}",
+            f"{t.target.method} {shown}: deadline exceeded ({bound}) after {elapsed:.1f}s and "
+            f"{t.attempt} attempt(s){note}",
             kind="deadline",
             url=shown,
             attempts=t.attempt,
@@ -447,8 +452,9 @@ class HttpClient:
         start = time.monotonic()
         end, bound = self._deadline(start)
         attempts = self.max_retries + 1
+        verb = target.method
         for attempt in range(1, attempts + 1):
-            logger.debug("GET %s (attempt %d/%d)", target.shown, attempt, attempts)
+            logger.debug("%s %s (attempt %d/%d)", verb, target.shown, attempt, attempts)
             t = _Try(req, target, attempt, start, end)
             if time.monotonic() >= end:
                 raise self._deadline_error(t, target.shown, "", bound)
@@ -460,7 +466,7 @@ class HttpClient:
                 detail = redact_text(failure.detail, ACTIVE_SECRETS.get())
                 if attempt == attempts:
                     raise self._error(
-                        f"GET {target.shown} failed after {attempt} attempt(s): {detail}",
+                        f"{verb} {target.shown} failed after {attempt} attempt(s): {detail}",
                         kind=failure.kind,
                         url=target.shown,
                         status=failure.status,
@@ -473,7 +479,8 @@ class HttpClient:
                 if time.monotonic() + delay >= end:  # the next attempt could not start in time
                     raise self._deadline_error(t, target.shown, f"; last attempt: {detail}", bound) from None
                 logger.warning(
-                    "GET %s: %s; retry %d/%d in %.2fs",
+                    "%s %s: %s; retry %d/%d in %.2fs",
+                    verb,
                     target.shown,
                     detail,
                     attempt,
@@ -490,17 +497,20 @@ class HttpClient:
         origin = _origin(url)
         headers = dict(target.headers)
         shown = target.shown
+        method, body = target.method, target.body
         for hop in range(self.max_redirects + 1):
             remaining = t.end - time.monotonic()
             if remaining <= 0:
                 raise _DeadlineExceeded(f"during redirect hop {hop}")
             try:
                 timeout = httpx.Timeout(min(self.timeout, remaining))
-                with self._client.stream("GET", url, headers=headers, timeout=timeout) as response:
+                with self._client.stream(method, url, headers=headers, content=body, timeout=timeout) as response:
                     status = response.status_code
                     location = response.headers.get("location")
                     if status in REDIRECT_STATUSES and location:
                         url, shown = self._next_hop(req, response, location, shown, attempt)
+                        if status not in (307, 308):  # 301/302/303 turn a POST into a GET (RFC 9110 15.4)
+                            method, body = "GET", None
                         if _origin(url) != origin:  # never hand credentials to another host
                             headers = {k: v for k, v in headers.items() if not is_secret_header(k, req.secret_headers)}
                         logger.debug("redirect %d (hop %d) -> %s", status, hop + 1, shown)
@@ -516,20 +526,20 @@ class HttpClient:
                 raise _Retryable("connection", f"{type(exc).__name__}: {exc}") from None
             except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
                 raise self._error(
-                    f"GET {shown}: {type(exc).__name__}: {exc}",
+                    f"{method} {shown}: {type(exc).__name__}: {exc}",
                     kind="invalid_url",
                     url=shown,
                     attempts=attempt,
                 ) from None
             except httpx.LocalProtocolError as exc:  # e.g. a header value httpx cannot send
                 raise self._error(
-                    f"GET {shown}: cannot send request: {type(exc).__name__}: {exc}",
+                    f"{method} {shown}: cannot send request: {type(exc).__name__}: {exc}",
                     kind="connection",
                     url=shown,
                     attempts=attempt,
                 ) from None
         raise self._error(
-            f"GET {target.shown}: more than {self.max_redirects} redirect(s), last to {shown}",
+            f"{target.method} {target.shown}: more than {self.max_redirects} redirect(s), last to {shown}",
             kind="too_many_redirects",
             url=shown,
             attempts=attempt,
@@ -550,7 +560,7 @@ class HttpClient:
         if nxt is None or nxt.scheme not in ("http", "https"):
             bad = redact_url(location, req.secret_params)
             raise self._error(
-                f"GET {shown}: redirect to unsupported location {bad}",
+                f"{req.method} {shown}: redirect to unsupported location {bad}",
                 kind="invalid_url",
                 url=shown,
                 status=response.status_code,
@@ -577,7 +587,7 @@ class HttpClient:
         if not 200 <= status < 300:
             snippet = self._snippet(response, t.end)
             raise self._error(
-                f"GET {shown}: HTTP {status}{': ' + snippet if snippet else ''}",
+                f"{target.method} {shown}: HTTP {status}{': ' + snippet if snippet else ''}",
                 kind="http_status",
                 url=shown,
                 status=status,
@@ -588,7 +598,7 @@ class HttpClient:
         except _TooLarge as exc:
             size = f" (Content-Length {exc.declared})" if exc.declared is not None else ""
             raise self._error(
-                f"GET {shown}: body larger than max_bytes={self.max_bytes}{size}",
+                f"{target.method} {shown}: body larger than max_bytes={self.max_bytes}{size}",
                 kind="too_large",
                 url=shown,
                 status=status,
@@ -638,7 +648,8 @@ class HttpClient:
             logger.info("GET %s: 304 not modified (%d attempt(s))", shown, attempt)
         else:
             logger.info(
-                "GET %s: %d, %d bytes, %d attempt(s), %.2fs",
+                "%s %s: %d, %d bytes, %d attempt(s), %.2fs",
+                target.method,
                 shown,
                 response.status_code,
                 len(body or b""),

@@ -21,6 +21,10 @@ Mapping rules (deterministic, documented because ``make fixture`` writes trees b
   secrets) means no suffix. So pages of one endpoint get distinct files, and parameter order
   does not matter. A cache-busting parameter (``_=<timestamp>``) would defeat this; sources
   must not plan one.
+* a POST's body is hashed the same way into ``__b<16 hex>`` after any query suffix: a JSON body
+  in its canonical form (keys sorted, no spaces), so key order and spacing do not matter, any
+  other body as its bytes. ``POST /functions/v1/read {"name": "a"}`` and ``{"name": "b"}`` are
+  two files; the mirror serves each to a plain GET of its path (a mirror is static files).
 * a URL that is not http(s) (a local file) is returned unchanged: it is already pinned.
 
 A caveat of laying URLs out as paths: ``/a`` and ``/a/b`` cannot both be mirrored (``a``
@@ -30,6 +34,7 @@ would have to be a file and a directory); :func:`build_mirror` raises in that ca
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
@@ -38,7 +43,10 @@ from urllib.request import url2pathname
 
 from evalhouse.ingest.redaction import is_secret_param, redact_url
 
-__all__ = ["INDEX_NAME", "build_mirror", "holds_nothing_of", "mirror_relpath", "mirror_url"]
+__all__ = ["INDEX_NAME", "MirrorKey", "build_mirror", "holds_nothing_of", "mirror_relpath", "mirror_url"]
+
+#: What names a payload in a mirror: a URL (GET), or a URL and the body POSTed to it.
+MirrorKey = str | tuple[str, bytes]
 
 INDEX_NAME = "_index"
 # Characters left unencoded in a mirror file name: portable on POSIX and Windows file systems.
@@ -57,8 +65,18 @@ def _is_remote(url: str) -> bool:
     return urlsplit(url).scheme.lower() in ("http", "https")
 
 
-def mirror_relpath(original_url: str, *, secret_params: Iterable[str] = ()) -> PurePosixPath:
-    """The path of ``original_url`` inside any mirror (``host/seg/…/file``), see module doc."""
+def _body_digest(body: bytes) -> str:
+    """16 hex of the sha256 of a POST body, JSON in its canonical form."""
+    try:
+        canonical = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    except (ValueError, RecursionError):  # not JSON (or not UTF-8): the bytes as sent
+        canonical = body
+    return hashlib.sha256(canonical).hexdigest()[:16]
+
+
+def mirror_relpath(original_url: str, *, secret_params: Iterable[str] = (), body: bytes | None = None) -> PurePosixPath:
+    """The path of ``original_url`` (POSTed ``body``, if any) inside any mirror (``host/seg/…/file``),
+    see module doc."""
     parts = urlsplit(original_url)
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS:
@@ -74,13 +92,14 @@ def mirror_relpath(original_url: str, *, secret_params: Iterable[str] = ()) -> P
     kept = sorted(
         (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not is_secret_param(k, secret_params)
     )
+    suffix = ""
     if kept:
-        digest = hashlib.sha256(urlencode(kept).encode("utf-8")).hexdigest()[:16]
+        suffix += "__q" + hashlib.sha256(urlencode(kept).encode("utf-8")).hexdigest()[:16]
+    if body is not None:
+        suffix += "__b" + _body_digest(body)
+    if suffix:
         stem, dot, ext = segments[-1].rpartition(".")
-        if stem and dot:
-            segments[-1] = f"{stem}__q{digest}.{ext}"
-        else:
-            segments[-1] = f"{segments[-1]}__q{digest}"
+        segments[-1] = f"{stem}{suffix}.{ext}" if stem and dot else f"{segments[-1]}{suffix}"
     return PurePosixPath(_segment(host), *segments)
 
 
@@ -98,13 +117,20 @@ def _mirror_dir(mirror: str | os.PathLike[str]) -> Path | None:
     return Path(text).expanduser().resolve()
 
 
-def mirror_url(original_url: str, mirror: str | os.PathLike[str], *, secret_params: Iterable[str] = ()) -> str:
-    """Where ``original_url`` lives in ``mirror``: a ``file://`` URL for a directory mirror, an
-    ``http(s)://`` URL under the base for a URL mirror; non-http(s) URLs come back unchanged.
+def mirror_url(
+    original_url: str,
+    mirror: str | os.PathLike[str],
+    *,
+    secret_params: Iterable[str] = (),
+    body: bytes | None = None,
+) -> str:
+    """Where ``original_url`` (POSTed ``body``, if any) lives in ``mirror``: a ``file://`` URL for a
+    directory mirror, an ``http(s)://`` URL under the base for a URL mirror; non-http(s) URLs come
+    back unchanged.
     """
     if not _is_remote(original_url):
         return original_url
-    rel = mirror_relpath(original_url, secret_params=secret_params)
+    rel = mirror_relpath(original_url, secret_params=secret_params, body=body)
     directory = _mirror_dir(mirror)
     if directory is not None:
         return directory.joinpath(*rel.parts).as_uri()
@@ -130,11 +156,12 @@ def holds_nothing_of(mirror: str | os.PathLike[str], urls: Iterable[str]) -> boo
 
 def build_mirror(
     directory: str | os.PathLike[str],
-    mapping: Mapping[str, bytes],
+    mapping: Mapping[MirrorKey, bytes],
     *,
     secret_params: Iterable[str] = (),
-) -> dict[str, Path]:
-    """Write ``{url: bytes}`` as a mirror tree under ``directory``; return ``{url: file}``.
+) -> dict[MirrorKey, Path]:
+    """Write ``{url: bytes}`` (a POST's payload under ``(url, body)``) as a mirror tree under
+    ``directory``; return ``{key: file}``.
 
     Raises ``ValueError`` when two URLs with different bytes map to one file (they differ only
     in secret parameters, say), rather than silently keeping one of them.
@@ -142,9 +169,10 @@ def build_mirror(
     root = Path(directory)
     secret_params = tuple(secret_params)
     written: dict[Path, tuple[str, bytes]] = {}
-    out: dict[str, Path] = {}
-    for url, data in mapping.items():
-        dest = root.joinpath(*mirror_relpath(url, secret_params=secret_params).parts)
+    out: dict[MirrorKey, Path] = {}
+    for key, data in mapping.items():
+        url, body = (key, None) if isinstance(key, str) else key
+        dest = root.joinpath(*mirror_relpath(url, secret_params=secret_params, body=body).parts)
         previous = written.get(dest)
         if previous is not None and previous[1] != data:
             first, second = (redact_url(u, secret_params) for u in (previous[0], url))
@@ -154,5 +182,5 @@ def build_mirror(
         tmp.write_bytes(data)
         tmp.replace(dest)
         written[dest] = (url, data)
-        out[url] = dest
+        out[key] = dest
     return out

@@ -19,7 +19,7 @@ import zipfile
 from pathlib import Path
 
 from evalhouse.errors import InputError
-from evalhouse.ingest.mirror import build_mirror
+from evalhouse.ingest.mirror import MirrorKey, build_mirror
 from evalhouse.ingest.recordings import DEFAULT_FIXTURES, Roots, replay_payloads
 
 EPOCH_DIR = "datasets/epoch-benchmarks-2025-11"
@@ -46,8 +46,9 @@ def epoch_zip(csv_dir: Path) -> bytes:
     return buf.getvalue()
 
 
-def mirror_from_shared(shared: Path, out_dir: Path, fixtures: Path | None = None) -> dict[str, Path]:
-    """Write a replay mirror of every verified source from the recorded payloads; returns url -> file.
+def mirror_from_shared(shared: Path, out_dir: Path, fixtures: Path | None = None) -> dict[MirrorKey, Path]:
+    """Write a replay mirror of every verified source from the recorded payloads; returns url (or
+    (url, POST body)) -> file.
 
     Epoch's zip and the AA page are built from the pinned datasets in ``shared``; every other
     verified source's recorded files (``tests/fixtures`` or ``shared``) are placed at the URLs they

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalhouse.ingest.catalog import catalog
+from evalhouse.ingest.mirror import MirrorKey
 from evalhouse.ingest.source import SourceSpec
 
 _CHECKOUT = Path(__file__).resolve().parents[2]
@@ -37,9 +38,10 @@ class Roots:
 
 @dataclass
 class Replay:
-    """What a mirror can replay: ``{live URL: bytes}``, and the sources it could not (with why)."""
+    """What a mirror can replay: ``{live URL (or (URL, POST body)): bytes}``, and the sources it
+    could not (with why)."""
 
-    payloads: dict[str, bytes] = field(default_factory=dict)
+    payloads: dict[MirrorKey, bytes] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
     missing: dict[str, str] = field(default_factory=dict)  # source key -> why it cannot be replayed
 
@@ -55,11 +57,12 @@ def replay_payloads(roots: Roots, specs: list[SourceSpec] | None = None) -> Repl
         recording = spec.verified_on
         if recording is None or not recording.replay:
             continue
-        absent = [file for _, file in recording.replay if not roots.path(file).is_file()]
+        absent = [entry[1] for entry in recording.replay if not roots.path(entry[1]).is_file()]
         if absent:
             out.missing[spec.key] = f"recorded file(s) not found: {', '.join(absent)}"
             continue
-        for url, file in recording.replay:
-            out.payloads[url] = roots.path(file).read_bytes()
+        for entry in recording.replay:
+            key: MirrorKey = entry[0] if len(entry) == 2 else (entry[0], entry[2].encode("utf-8"))
+            out.payloads[key] = roots.path(entry[1]).read_bytes()
         out.sources.append(spec.key)
     return out

@@ -43,7 +43,9 @@ class Recording:
     ``files`` are the recorded files, as ``fixtures:<path>`` (under the repository's
     ``tests/fixtures/``, each folder with a ``SOURCE.md``) or ``shared:<path>`` (under the pinned
     datasets folder ``../shared``). ``replay`` pairs a live URL the source fetches with the recorded
-    file served for it in a replay mirror (``evalhouse mirror from-shared``); a source whose live
+    file served for it in a replay mirror (``evalhouse mirror from-shared``); a payload read by a
+    POST is replayed as ``(live URL, recorded file, body)``, the body the JSON text posted (the
+    mirror names the file by URL and body, :mod:`evalhouse.ingest.mirror`). A source whose live
     payload is assembled from its recorded files (Epoch's zip of CSVs) leaves it empty and the
     mirror builds it (:mod:`evalhouse.ingest.pinned`).
     """
@@ -53,16 +55,19 @@ class Recording:
     recorded: str  # ISO date the bytes were published or captured
     licence: str
     files: tuple[str, ...]
-    replay: tuple[tuple[str, str], ...] = ()  # (live URL, recorded file)
+    replay: tuple[tuple[str, str] | tuple[str, str, str], ...] = ()  # (live URL, recorded file[, POST body])
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", self.recorded):
             raise SourceSpecError(f"recording date {self.recorded!r} is not an ISO date (YYYY-MM-DD)")
-        for path in (*self.files, *(file for _, file in self.replay)):
+        for entry in self.replay:
+            if len(entry) not in (2, 3) or not all(isinstance(part, str) for part in entry):
+                raise SourceSpecError(f"replay entry {entry!r} must be (live URL, recorded file[, POST body])")
+        for path in (*self.files, *(entry[1] for entry in self.replay)):
             root, _, rest = path.partition(":")
             if root not in RECORDING_ROOTS or not rest or rest.startswith("/") or ".." in rest.split("/"):
                 raise SourceSpecError(f"recorded file {path!r} must be 'fixtures:<path>' or 'shared:<path>'")
-        for url, _ in self.replay:
+        for url, *_ in self.replay:
             if not url.startswith("https://"):
                 raise SourceSpecError(f"replayed URL {url!r} is not https")
         if not self.files:
@@ -75,8 +80,13 @@ class Recording:
             "recorded": self.recorded,
             "licence": self.licence,
             "files": list(self.files),
-            "replay": dict(self.replay),
+            "replay": {replay_name(entry): entry[1] for entry in self.replay},
         }
+
+
+def replay_name(entry: tuple[str, ...]) -> str:
+    """How a replayed request is shown: its URL, or ``POST <url> <body>``."""
+    return entry[0] if len(entry) == 2 else f"POST {entry[0]} {entry[2]}"
 
 
 #: Where recorded files live: the repository's tests/fixtures, or the pinned datasets (../shared).
@@ -106,6 +116,10 @@ class SourceSpec:
     identity_from: Literal["id", "name"] = "name"
     #: The real payload the parser is tested on; None: unverified (not in the default nightly set).
     verified_on: Recording | None = None
+    #: The source publishes its own benchmark list (LiveBench's categories, HELM's group headers) and
+    #: marks each result with it (``records.DECLARED_BENCHMARK``): a benchmark the registry does not
+    #: know is registered from that declaration, with a recorded decision, instead of quarantined.
+    declares_benchmarks: bool = False
 
     def __post_init__(self) -> None:
         if not KEY_RE.match(self.key):
@@ -142,6 +156,7 @@ class SourceSpec:
             "collection": self.collection,
             "licence": self.licence,
             "description": self.description,
+            "declares_benchmarks": self.declares_benchmarks,
             "verified_on": self.verified_on.as_dict() if self.verified_on else "unverified",
         }
 

@@ -120,6 +120,7 @@ class Evidence:
     accept_drift: bool = False
     hint: str = ""
     registry: Registry | PackagedRegistry = PACKAGED  # the run's registry (bounds guard), loaded when used
+    declared_benchmarks: bool = False  # the source declares its benchmarks (as the load canonicalises)
 
     @property
     def records(self) -> int:
@@ -152,7 +153,7 @@ class Evidence:
         # the canonicaliser (and the registries it reads) load when there are results to judge
         from evalhouse.curation.canonicalise import Canonicaliser  # noqa: PLC0415
 
-        canon = Canonicaliser(resolve(self.registry))
+        canon = Canonicaliser(resolve(self.registry), declared=self.declared_benchmarks)
         out = []
         for locator, result in results:
             refused = canon.rejection(result, source_key=self.source_key)

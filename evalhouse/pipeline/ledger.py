@@ -86,6 +86,7 @@ class RunContext:
     collection: str | None = None
     allow_provisional: bool = False
     global_aliases: bool = False  # with allow_provisional: the registry's global aliases still apply
+    declared_benchmarks: bool = False  # the source publishes its own benchmark list (curation.canonicalise)
     identity_from: IdentityFrom = "name"  # which model_info field names the artefact (curation.identity)
     after_load: AfterLoad | None = None
     details: dict[str, Any] = field(default_factory=dict)
@@ -383,6 +384,7 @@ def _load_once(wh: Warehouse, ctx: RunContext, plan: LoadPlan, result: RunResult
                 collection=ctx.collection,
                 allow_provisional=ctx.allow_provisional,
                 global_aliases=ctx.global_aliases,
+                declared_benchmarks=ctx.declared_benchmarks,
                 identity_from=ctx.identity_from,
                 batch_size=ctx.batch_size or DEFAULT_BATCH_SIZE,
                 between_batches=budget.keep if budget else None,

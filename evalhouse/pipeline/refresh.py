@@ -110,10 +110,13 @@ class Gathered:
     fetched: list[Fetched] = field(default_factory=list)
     failures: list[guards.Failure] = field(default_factory=list)
     not_modified: int = 0
+    absent: list[str] = field(default_factory=list)  # optional requests answered 404/410: not there
 
 
 def _url_key(request: FetchRequest) -> str:
-    return str(httpx.URL(request.url).copy_merge_params(dict(request.params)))
+    """What one request asks for: its URL with its params, and a POST's body."""
+    url = str(httpx.URL(request.url).copy_merge_params(dict(request.params)))
+    return url if request.body is None else f"POST {url} {request.body.decode('utf-8', 'replace')}"
 
 
 def _gather_http(client: HttpClient, run: SourceRun, requests: list[FetchRequest], store: RawStore) -> Gathered:
@@ -127,6 +130,9 @@ def _gather_http(client: HttpClient, run: SourceRun, requests: list[FetchRequest
         try:
             result = client.fetch(request)
         except FetchError as exc:
+            if request.optional and exc.status in (404, 410):
+                got.absent.append(_url_key(request))
+                continue
             got.failures.append(guards.Failure(request.url, exc.kind, str(exc), exc.status, planned))
             continue
         if result.not_modified:
@@ -323,6 +329,7 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
     module, spec = run.module, run.spec
     state, last, previous = known.state, known.last, known.previous
     got = _gather(run, store, options, state)
+    _gone_probes(got, previous)
     entries = [f.entry for f in got.fetched]
     stale = last is not None and last.registry_version != options.registry.version
     # Pages the last loading run was already missing (Swallow's unpublished model pages) are not
@@ -360,10 +367,13 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
         accept_drift=spec.key in options.accept_drift,
         hint="" if options.mirror else f"; {OFFLINE_HINT}",
         registry=options.registry,
+        declared_benchmarks=spec.declares_benchmarks,
     )
     verdicts = guards.evaluate(evidence)
     decisive = guards.outcome(verdicts)
-    report = {"figures": evidence.figures(), "guards": [_verdict_json(v) for v in verdicts]}
+    report: dict[str, Any] = {"figures": evidence.figures(), "guards": [_verdict_json(v) for v in verdicts]}
+    if got.absent:  # optional requests nothing answered: listed, not a failure
+        report["absent"] = sorted(got.absent)
     if decisive is not None and decisive.outcome == "failed":
         return recorded("failed", decisive.reason, guard=decisive.guard, **report)
     # ------------------------------------------------------------------------------------------------
@@ -384,6 +394,19 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
         **report,
     )
     return Ending(load, loads=True)
+
+
+def _gone_probes(got: Gathered, previous: guards.Previous | None) -> None:
+    """An optional request that answered in the last loading run and 404s now is a page gone
+    missing (a release the site took down), not something that was never there."""
+    if previous is None or not got.absent:
+        return
+    gone = [url for url in got.absent if url in previous.by_url]
+    got.absent = [url for url in got.absent if url not in gone]
+    got.failures += [
+        guards.Failure(url, "http_status", f"{url}: HTTP 404 (it answered in run {previous.run_id})", 404, False)
+        for url in gone
+    ]
 
 
 def _verdict_json(v: guards.Verdict) -> dict[str, Any]:

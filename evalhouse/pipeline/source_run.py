@@ -138,6 +138,7 @@ class SourceRun:
             collection=self.spec.collection,
             allow_provisional=self.spec.kind in SELF_DESCRIBING_KINDS,
             global_aliases=self.spec.kind in SELF_DESCRIBING_KINDS,
+            declared_benchmarks=self.spec.declares_benchmarks,
             identity_from=self.spec.identity_from,
             after_load=after_load,
             details=details,

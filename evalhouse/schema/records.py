@@ -26,6 +26,12 @@ ORIGINAL_SOURCE_URL = "evalhouse.original_source_url"
 #: rows that differ only in it are different source rows, not a correction of one another.
 SOURCE_RECORD_ID = "source_record_id"
 
+#: ``source_data.additional_details`` key by which a source that publishes its own benchmark list
+#: (LiveBench's categories files, HELM's group headers) declares the result's benchmark: the value
+#: is what the source says of it. A benchmark the registry does not know is then registered from
+#: it, as a new benchmark with a recorded decision, instead of quarantined (never merged on a guess).
+DECLARED_BENCHMARK = "evalhouse.declared_benchmark"
+
 #: ``model_info.additional_details`` keys with model facts (all strings, as EEE requires).
 RELEASE_DATE = "release_date"
 RELEASE_DATE_PRECISION = "evalhouse.release_date_precision"

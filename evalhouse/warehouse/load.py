@@ -57,6 +57,7 @@ class LoadContext:
     collection: str | None = None
     allow_provisional: bool = False
     global_aliases: bool = False  # with allow_provisional: the registry's global aliases still apply
+    declared_benchmarks: bool = False  # the source declares its benchmarks: an unknown one is registered
     identity_from: IdentityFrom = "name"
     batch_size: int = DEFAULT_BATCH_SIZE  # records per dedup query and per insert
     between_batches: Callable[[], object] | None = None  # after each batch's inserts (a memory budget's keep)
@@ -116,7 +117,10 @@ class Loader:
         self.ctx = ctx
         self.collection = ctx.collection or ctx.source_key
         self.canonicaliser = Canonicaliser(
-            ctx.registry, allow_provisional=ctx.allow_provisional, global_aliases=ctx.global_aliases
+            ctx.registry,
+            allow_provisional=ctx.allow_provisional,
+            global_aliases=ctx.global_aliases,
+            declared=ctx.declared_benchmarks,
         )
         self.report = LoadReport()
         self._lower_bound_kinds = frozenset(k for k, v in ctx.registry.evidence_kinds.items() if v.lower_bound)
@@ -495,10 +499,15 @@ class Loader:
             )
             for rid, r in provisional.items():
                 candidate = self._candidates.get(rid) if table == "benchmark" else None
+                why = (
+                    f"declared by source {self.ctx.source_key} in its own metadata; not in the registry: "
+                    "registered as a new benchmark"
+                    if self.ctx.declared_benchmarks and not self.ctx.allow_provisional
+                    else "self-describing EEE record; not in the registry"
+                )
                 self._decision(
                     f"provisional_{table}",
-                    "self-describing EEE record; not in the registry"
-                    + (f"; candidate link to registry benchmark {candidate} (not merged)" if candidate else ""),
+                    why + (f"; candidate link to registry benchmark {candidate} (not merged)" if candidate else ""),
                     {"id": rid, **({"candidate": candidate} if candidate else {})},
                     r,
                 )

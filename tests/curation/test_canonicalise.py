@@ -201,3 +201,29 @@ def test_the_bulk_rejection_check_of_an_unmapped_result_without_a_number_is_cano
     expected = canon(res)
     assert isinstance(expected, Rejection) and "unmapped benchmark" in expected.reason
     assert Canonicaliser(REG).rejection(res, source_key="test") == expected
+
+
+def declared(bench: str, text: str | None) -> dict:
+    res = result(61.0, bench=bench, metric="score", unit="percent", hi=100)
+    if text is not None:
+        res["source_data"]["additional_details"] = {"evalhouse.declared_benchmark": text}
+    return res
+
+
+def test_a_benchmark_the_source_declares_is_registered_from_its_words_never_merged() -> None:
+    canon_ = Canonicaliser(REG, declared=True)
+    text = "LiveBench Data Analysis task 'cta' (categories_2025_04_02.json)"
+    out = canon_.canonicalise(declared("LiveBench: cta", text), source_key="livebench", collection="livebench")
+    assert isinstance(out, CanonicalScore) and out.provisional_benchmark is not None
+    assert out.benchmark_id == "livebench.livebench_cta" and text in out.provisional_benchmark.description
+    assert out.value == 0.61
+    # what the registry knows resolves as always, declared or not (never a second benchmark)
+    known = canon_.canonicalise(declared("GPQA Diamond", "GPQA Diamond as the source ran it"), source_key="x")
+    assert isinstance(known, CanonicalScore) and known.benchmark_id == "gpqa_diamond"
+    assert known.provisional_benchmark is None
+    # an unknown benchmark the source does not declare is refused, as from any other source
+    bare = canon_.canonicalise(declared("LiveBench: cta", None), source_key="livebench")
+    assert isinstance(bare, Rejection) and bare.reason.startswith("unmapped benchmark")
+    # and a source that declares nothing never registers a benchmark from a stray declaration
+    plain = Canonicaliser(REG).canonicalise(declared("LiveBench: cta", text), source_key="livebench")
+    assert isinstance(plain, Rejection) and plain.reason.startswith("unmapped benchmark")

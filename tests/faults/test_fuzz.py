@@ -13,6 +13,7 @@ bad input), never with a traceback.
 from __future__ import annotations
 
 import io
+import json
 import sys
 from datetime import UTC, datetime
 from functools import cache
@@ -31,6 +32,7 @@ from evalhouse.cli import app
 from evalhouse.ingest.catalog import catalog
 from evalhouse.ingest.pinned import AA_CSV, AA_PAGE_URL, EPOCH_DIR, EPOCH_URL, epoch_zip
 from evalhouse.ingest.source import FetchMeta, ParseError
+from evalhouse.ingest.sources import terminal_bench
 from evalhouse.pipeline import items_ingest
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParsedRecord, ParseFailure
@@ -93,7 +95,32 @@ def samples(shared_root: str) -> dict[str, list[tuple[bytes, FetchMeta]]]:
             body, content_type, _ = items_ingest.read_payload(modules[key], path)
             add(key, body, path.as_uri(), path.name, content_type)
     add("panel-csv", _panel_csv(), "file:///panel.csv", "panel.csv", "text/csv")
+    add("terminal-bench", _terminal_bench_answer(), terminal_bench.ENDPOINT, "board:2.0", "application/json")
     return out
+
+
+def _terminal_bench_answer() -> bytes:
+    """An answer AUTHORED to the shape tbench.ai's client declares (no real one is recorded)."""
+    package, name = terminal_bench.BOARDS["2.0"]
+    row = {
+        "id": "r1",
+        "rank": 1,
+        "status": "display",
+        "n_trials": 445,
+        "metadata": {
+            "agent_display": {"label": "Terminus 2", "url": "https://example.org"},
+            "model_display": {"label": "GPT-5", "url": "https://example.org"},
+            "agent_org": {"label": "Stanford"},
+            "model_org": "OpenAI",
+            "date": "2025-11-04",
+            "reasoning_effort": "high",
+        },
+        "metrics": {"accuracy": 49.6, "accuracy_ci95_half_width": 2.9, "accuracy_stderr": 1.5, "n_trials": 445},
+    }
+    hidden = {**row, "id": "r2", "status": "hide"}
+    pages = {"page": 1, "total_pages": 1}
+    doc = {"leaderboard": {"package": package, "name": name}, "rows": [row, hidden], "pagination": pages}
+    return json.dumps(doc).encode()
 
 
 #: Samples are cut to this many bytes (CSV: the header and the first lines; a zip: three members,
@@ -324,18 +351,20 @@ def test_analyze_equate_accepts_or_names_the_problem(tmp_path: Path, figures) ->
     run()
 
 
-def test_a_terminal_bench_response_without_a_version_is_a_layout_change() -> None:
-    """Found by the fuzzer: the version falls back to the request label's 'version:<v>', and a
-    label without one (a mirror or manual ingest) raised IndexError instead of a ParseError."""
+def test_a_terminal_bench_answer_not_for_the_board_asked_is_a_layout_change() -> None:
+    """An answer whose request names no board (a manual ingest, a mirror without the label), or
+    that describes another board than the one asked for, is a ParseError, never a crash or rows
+    filed under the wrong version."""
     from evalhouse.ingest.sources import terminal_bench
 
-    body = b'{"leaderboard": "terminal-bench", "rows": [{"rank": 1}]}'
-    for label in ("leaderboard-read", None, "version:"):
-        meta = FetchMeta("terminal-bench", "https://www.tbench.ai/api/leaderboard-read", "0" * 64, NOW, label=label)
-        with pytest.raises(ParseError, match="names no version"):
+    body = b'{"leaderboard": {"package": "terminal-bench/terminal-bench-2", "name": "2-0"}, "rows": [{"rank": 1}]}'
+    url = terminal_bench.ENDPOINT
+    for label in ("leaderboard-read", None, "board:", "board:9.9", "board:4.0"):
+        meta = FetchMeta("terminal-bench", url, "0" * 64, NOW, label=label)
+        with pytest.raises(ParseError, match="layout changed"):
             list(terminal_bench.parse(body, meta=meta))
-    meta = FetchMeta("terminal-bench", "https://www.tbench.ai/api/leaderboard-read", "0" * 64, NOW, label="version:2.0")
-    assert list(terminal_bench.parse(body, meta=meta))  # the label's version is used
+    meta = FetchMeta("terminal-bench", url, "0" * 64, NOW, label="board:2.0")
+    assert list(terminal_bench.parse(body, meta=meta))  # the board asked for: its (malformed) row is refused
 
 
 def test_odd_counts_and_intervals_are_not_crashes() -> None:

@@ -1,12 +1,14 @@
-"""The replay mirror of every leaderboard source: authored fixtures + the real ../shared payloads.
+"""The replay mirror of every leaderboard source: recorded real payloads + the real ../shared ones.
 
 ``build(out, shared)`` writes one mirror tree (laid out by :mod:`evalhouse.ingest.mirror`) that
 ``evalhouse refresh --mirror`` replays through a local HTTP server. Real payloads are read from
 ``../shared`` at build time (never copied into the repository): the Swallow site, the LEXam
 page, the Vals.ai payload (encoded back into the Astro ``BenchmarkView`` island its page
 carries), the Mercor export envelopes and the Vectara results files (with the tree listing the
-HF API would return for them). Sources without a shared sample use the authored fixtures in
-``tests/fixtures/<source>/`` (see each folder's README).
+HF API would return for them). The sources verified on recorded payloads (``RECORDED``) replay
+exactly the files their ``verified_on`` names; the others use the fixtures in
+``tests/fixtures/<source>/`` (see each folder's README). Terminal-Bench has no recorded answer and
+is not in this mirror (its own tests replay its POSTs).
 """
 
 from __future__ import annotations
@@ -16,18 +18,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalhouse.ingest.mirror import build_mirror
+from recorded import replayed
+
+from evalhouse.ingest.mirror import MirrorKey, build_mirror
 from evalhouse.ingest.sources import (
-    aider_polyglot,
-    helm,
     lexam,
-    livebench,
     llm_stats,
-    lmarena,
     mercor_eval,
-    open_llm_leaderboard,
     swallow_leaderboard,
-    terminal_bench,
     vals_ai,
     vectara_hallucination_leaderboard,
 )
@@ -38,6 +36,8 @@ LEXAM = "formats/lexam/leaderboard.html"
 VALS = "formats/vals_ai/finance_agent_payload.json"
 MERCOR = "formats/mercor_eval/api_payload.json"
 VECTARA = "formats/vectara_hallucination_leaderboard/source_rows.json"
+#: Sources whose mirror files are their recorded real payloads (``SourceSpec.verified_on``).
+RECORDED = ("open-llm-leaderboard", "helm", "lmarena", "livebench", "aider-polyglot")
 #: Keys for sources whose API needs one (a mirror never receives them).
 ENV = {mercor_eval.KEY_ENV: "test-mercor-key", llm_stats.KEY_ENV: "test-llm-stats-key"}
 
@@ -66,10 +66,12 @@ def vectara_tree(files: dict[str, Any]) -> bytes:
     return json.dumps(entries).encode()
 
 
-def payloads(shared: Path) -> dict[str, bytes]:
-    """``{live URL: bytes}`` for every catalogued leaderboard source."""
+def payloads(shared: Path) -> dict[MirrorKey, bytes]:
+    """``{live URL: bytes}`` for every catalogued leaderboard source but Terminal-Bench."""
     f = FIXTURES
-    out: dict[str, bytes] = {}
+    out: dict[MirrorKey, bytes] = {}
+    for key in RECORDED:
+        out.update(replayed(key, shared))
     for page in sorted((shared / SWALLOW).iterdir()):
         out[swallow_leaderboard.SITE + page.name] = page.read_bytes()
     out[lexam.URL] = (shared / LEXAM).read_bytes()
@@ -85,22 +87,6 @@ def payloads(shared: Path) -> dict[str, bytes]:
     out[f"{tree}?recursive=true&limit=1000"] = vectara_tree(vectara)
     for path, doc in vectara.items():
         out[vectara_hallucination_leaderboard.FILES + path] = json.dumps(doc).encode()
-    out[open_llm_leaderboard.URL] = (f / "open-llm-leaderboard/formatted.json").read_bytes()
-    out[helm.METADATA_URL] = (f / "helm/project_metadata.json").read_bytes()
-    for project in json.loads(out[helm.METADATA_URL]):
-        if project["id"] not in helm.LEADERBOARDS:
-            continue
-        base = f"{helm.STORAGE}/{project['id']}/benchmark_output/releases/{project['releases'][0]}"
-        out[f"{base}/groups.json"] = (f / f"helm/{project['id']}_groups.json").read_bytes()
-        out[f"{base}/groups/core_scenarios.json"] = (f / f"helm/{project['id']}_core_scenarios.json").read_bytes()
-    out[lmarena.URL] = (f / "lmarena/leaderboard_table_text.csv").read_bytes()
-    for release in livebench.RELEASES:
-        for name in (f"table_{release}.csv", f"categories_{release}.json"):
-            out[livebench.BASE + name] = (f / "livebench" / name).read_bytes()
-    for version in terminal_bench.VERSIONS:
-        url = f"{terminal_bench.ENDPOINT}?leaderboard=terminal-bench&version={version}"
-        out[url] = (f / f"terminal-bench/leaderboard-read_{version}.json").read_bytes()
-    out[aider_polyglot.URL] = (f / "aider-polyglot/polyglot_leaderboard.yml").read_bytes()
     for name, path in llm_stats.ENDPOINTS.items():
         out[llm_stats.BASE + path] = (f / f"llm-stats/{name}.json").read_bytes()
     page2 = f / "llm-stats/scores_page2.json"
@@ -110,6 +96,6 @@ def payloads(shared: Path) -> dict[str, bytes]:
     return out
 
 
-def build(out: Path, shared: Path) -> dict[str, Path]:
+def build(out: Path, shared: Path) -> dict[MirrorKey, Path]:
     """Write the mirror under ``out``; returns ``{live URL: file}``."""
     return build_mirror(out, payloads(shared))

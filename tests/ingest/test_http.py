@@ -577,3 +577,49 @@ def test_invalid_client_options() -> None:
         HttpClient(max_retries=-1)
     with pytest.raises(ValueError, match="max_bytes"):
         HttpClient(max_bytes=0)
+
+
+def test_post_sends_its_json_body_and_records_it(server: ScriptedServer) -> None:
+    server.route("/functions/v1/read", Reply(503), Reply(200, b'{"rows": []}'))
+    request = FetchRequest.post_json(
+        server.url_for("/functions/v1/read"), {"package": "org/pkg", "name": "2-0"}, label="board:2-0"
+    )
+    sleeps = Sleeps()
+    with client(sleeps) as c:
+        result = c.fetch(request)
+    first, second = server.requests_for("/functions/v1/read")
+    assert (first.method, second.method) == ("POST", "POST")  # a retried POST is posted again
+    assert json.loads(second.body) == {"package": "org/pkg", "name": "2-0"}
+    assert second.headers["content-type"] == "application/json"
+    assert result.body == b'{"rows": []}' and result.attempts == 2 and len(sleeps) == 1
+    assert result.request_params["method"] == "POST"
+    assert json.loads(result.request_params["body"]) == {"package": "org/pkg", "name": "2-0"}
+    assert "POST" in repr(request)
+
+
+def test_post_keeps_its_body_through_307_and_becomes_a_get_after_303(server: ScriptedServer) -> None:
+    server.route("/a", Reply(307, headers={"Location": "/b"}))
+    server.route("/b", Reply(200, b"b"))
+    server.route("/c", Reply(303, headers={"Location": "/d"}))
+    server.route("/d", Reply(200, b"d"))
+    with client() as c:
+        kept = c.fetch(FetchRequest.post_json(server.url_for("/a"), {"q": 1}))
+        turned = c.fetch(FetchRequest.post_json(server.url_for("/c"), {"q": 2}))
+    (b,) = server.requests_for("/b")
+    (d,) = server.requests_for("/d")
+    assert (kept.body, b.method, json.loads(b.body)) == (b"b", "POST", {"q": 1})
+    assert (turned.body, d.method, d.body) == (b"d", "GET", b"")
+
+
+def test_post_failure_names_the_method(server: ScriptedServer) -> None:
+    server.route("/read", Reply(400, b'{"error": {"message": "unknown leaderboard"}}'))
+    with client() as c, pytest.raises(FetchError) as info:
+        c.fetch(FetchRequest.post_json(server.url_for("/read"), {"name": "nope"}))
+    assert info.value.message.startswith("POST ") and "unknown leaderboard" in info.value.message
+    assert info.value.status == 400 and info.value.attempts == 1
+
+
+def test_a_post_is_never_conditional() -> None:
+    with pytest.raises(ValueError, match="never conditional"):
+        FetchRequest(url="https://h.example/read", body=b"{}", etag='"x"')
+    assert FetchRequest(url="https://h.example/read").method == "GET"

@@ -151,3 +151,32 @@ def test_fetch_through_directory_mirror(tmp_path: Path) -> None:
     assert result.mirrored_from == f"{LIVE}?token=[REDACTED]"
     assert result.url == (tmp_path.resolve() / "api.example.com/v1/models.json").as_uri()
     assert (info.value.kind, info.value.status) == ("http_status", 404)
+
+
+def test_a_post_body_names_its_file_order_and_spacing_free() -> None:
+    read = "https://fn.example/functions/v1/leaderboard-read"
+    a = mirror_relpath(read, body=b'{"package": "tb/tb-2", "name": "2-0"}')
+    same = mirror_relpath(read, body=b'{"name":"2-0","package":"tb/tb-2"}')
+    other = mirror_relpath(read, body=b'{"name":"3-0-0","package":"tb/tb"}')
+    assert a == same != other
+    assert a.name.startswith("leaderboard-read__b") and len(a.name) == len("leaderboard-read__b") + 16
+    assert mirror_relpath(read + "?v=1", body=b"{}").name.startswith("leaderboard-read__q")
+    assert "__b" in mirror_relpath(read + "?v=1", body=b"{}").name
+    assert mirror_relpath(read, body=b"not json") != mirror_relpath(read, body=b"not  json")  # bytes as sent
+
+
+def test_posts_replay_from_a_mirror_served_over_http(tmp_path: Path) -> None:
+    read = "https://fn.example/functions/v1/leaderboard-read"
+    written = build_mirror(
+        tmp_path, {(read, b'{"name":"2-0"}'): b'{"rows": [2]}', (read, b'{"name":"3-0"}'): b'{"rows": [3]}'}
+    )
+    assert len({p for p in written.values()}) == 2
+    with serve(static_dir=tmp_path) as srv, HttpClient(mirror=srv.url, sleep=lambda _s: None, trust_env=False) as c:
+        two = c.fetch(FetchRequest.post_json(read, {"name": "2-0"}))
+        three = c.fetch(FetchRequest.post_json(read, {"name": "3-0"}))
+        with pytest.raises(FetchError) as info:
+            c.fetch(FetchRequest.post_json(read, {"name": "4-0"}))
+        methods = {r.method for r in srv.requests}
+    assert (two.body, three.body) == (b'{"rows": [2]}', b'{"rows": [3]}')
+    assert two.mirrored_from == read and info.value.status == 404
+    assert methods == {"GET"}  # a mirror is static files: the POST's payload is read by a GET

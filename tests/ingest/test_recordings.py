@@ -29,6 +29,11 @@ def test_a_recording_names_real_files_by_root_and_an_iso_date() -> None:
         "o/r", "abc", "2025-01-02", "MIT", ("fixtures:x/a.csv",), (("https://h.example/a.csv", "fixtures:x/a.csv"),)
     )
     assert ok.as_dict()["replay"] == {"https://h.example/a.csv": "fixtures:x/a.csv"}
+    read = ("https://h.example/read", "fixtures:x/b.json", '{"n":1}')
+    posted = Recording("o/r", "abc", "2025-01-02", "MIT", ("fixtures:x/b.json",), (read,))
+    assert posted.as_dict()["replay"] == {'POST https://h.example/read {"n":1}': "fixtures:x/b.json"}
+    with pytest.raises(SourceSpecError, match="replay entry"):
+        Recording("o/r", "abc", "2025-01-02", "MIT", ("fixtures:x/b",), (("https://h.example/b",),))  # type: ignore[arg-type]
     for bad in ("x/a.csv", "fixtures:/etc/passwd", "fixtures:../x", "elsewhere:a", "fixtures:"):
         with pytest.raises(SourceSpecError, match="must be"):
             Recording("o/r", "abc", "2025-01-02", "MIT", (bad,))
@@ -42,7 +47,7 @@ def test_a_recording_names_real_files_by_root_and_an_iso_date() -> None:
 def test_every_recorded_file_exists_and_its_fixture_folder_says_where_it_came_from(key: str, shared: Path) -> None:
     recording = VERIFIED[key]
     roots = Roots(shared=shared)
-    for ref in {*recording.files, *(f for _, f in recording.replay)}:
+    for ref in {*recording.files, *(entry[1] for entry in recording.replay)}:
         path = roots.path(ref)
         assert path.exists(), f"{key}: recorded file {ref} is missing ({path})"
         if ref.startswith("fixtures:"):
@@ -69,9 +74,10 @@ def test_the_replay_mirror_holds_every_verified_sources_replayed_files(shared: P
     written = mirror_from_shared(shared, tmp_path / "m")
     replay = replay_payloads(Roots(shared=shared))
     assert not replay.missing, replay.missing
-    for url, body in replay.payloads.items():
-        assert (tmp_path / "m" / mirror_relpath(url)).read_bytes() == body  # byte for byte
-        assert url in written
+    for key, body in replay.payloads.items():
+        url, posted = (key, None) if isinstance(key, str) else key
+        assert (tmp_path / "m" / mirror_relpath(url, body=posted)).read_bytes() == body  # byte for byte
+        assert key in written
     assert "https://epoch.ai/data/benchmark_data.zip" in written
     assert (tmp_path / "m" / "MIRROR.md").is_file()
 

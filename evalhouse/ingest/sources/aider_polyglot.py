@@ -3,9 +3,16 @@
 A YAML list, one entry per benchmark run: ``dirname`` (the run's unique directory), ``model``,
 ``edit_format``, ``pass_rate_1`` / ``pass_rate_2`` (percent solved on the first try / after
 one retry with test feedback), ``percent_cases_well_formed``, ``total_cost`` (USD),
-``seconds_per_case``, ``test_cases``, ``date``, ``versions``, ``command``. The headline is
-``pass_rate_2``. The edit format is part of the cell (setup ``prompting``). The aider project
-runs the benchmark itself: benchmark creator.
+``seconds_per_case``, ``test_cases``, ``date``, ``versions``, ``command``; some runs add
+``reasoning_effort`` (``high``), ``thinking_tokens`` (a thinking budget, ``32000``) and, in
+architect mode, ``editor_model`` / ``editor_edit_format``. The headline is ``pass_rate_2``.
+
+What the run's model string says in words ("(no think)", "(32k thinking)", "diff, no think,
+Alibaba API") is the model name's business (model-name resolution); the fields themselves travel
+beside it: the edit format is part of the cell (setup ``prompting``, as Epoch's copy of the board
+states it, so both meet), so are an architect run's editor model and format; the reasoning effort
+and thinking budget are facts of the model configuration (``model_info.additional_details``). The
+aider project runs the benchmark itself: benchmark creator.
 """
 
 from __future__ import annotations
@@ -17,7 +24,15 @@ import yaml
 
 from evalhouse.common.yamls import load_yaml
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import EmptyPlaceholder, FetchMeta, LayoutChanged, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import (
+    EmptyPlaceholder,
+    FetchMeta,
+    LayoutChanged,
+    ParseError,
+    Recording,
+    SourceSpec,
+    SourceState,
+)
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
@@ -32,6 +47,9 @@ CELLS: Mapping[str, tuple[str, str, tuple[float | str, float | str]]] = {
     "total_cost": ("cost", "usd", (0.0, "Infinity")),
     "seconds_per_case": ("latency", "seconds", (0.0, "Infinity")),
 }
+#: Run fields that define the measurement (setup), and model-configuration facts (details).
+SETUP = {"editor_model": "editor_model", "editor_edit_format": "editor_edit_format"}
+FACTS = ("reasoning_effort", "thinking_tokens", "versions", "command")
 
 SOURCE = SourceSpec(
     key="aider-polyglot",
@@ -42,10 +60,21 @@ SOURCE = SourceSpec(
     homepage="https://aider.chat/docs/leaderboards/",
     default_urls=(URL,),
     cadence="weekly",
-    parser_version="aider-polyglot/1",
+    parser_version="aider-polyglot/2",
     collection="aider-polyglot",
     description="Aider's own runs of its 225-exercise polyglot coding benchmark: pass rates, edit format, cost, dates.",
     licence="Apache-2.0 (aider repository)",
+    verified_on=Recording(
+        repository="Aider-AI/aider (aider/website/_data/polyglot_leaderboard.yml)",
+        commit="5dc9490bb35f9729ef2c95d00a19ccd30c26339c",
+        recorded="2025-10-04",
+        licence="Apache-2.0",
+        files=(
+            "shared:datasets/real-payloads-2026-12/aider-polyglot/polyglot_leaderboard.yml",
+            "fixtures:aider-polyglot/polyglot_leaderboard_2024-12-21.yml",
+        ),
+        replay=((URL, "shared:datasets/real-payloads-2026-12/aider-polyglot/polyglot_leaderboard.yml"),),
+    ),
 )
 BOARD = Board(SOURCE, "benchmark_creator", "aider")
 
@@ -96,11 +125,14 @@ def _run(run: Any, locator: str, meta: FetchMeta) -> Iterator[ParseItem]:
                 score=score,
                 uncertainty=uncertainty,
                 details={SOURCE_RECORD_ID: str(run["dirname"])},
-                setup={"prompting": str(run.get("edit_format") or "unknown")},
+                setup={
+                    "prompting": str(run.get("edit_format") or "unknown"),
+                    **{k: text for field, k in SETUP.items() if (text := _fact(run.get(field)))},
+                },
             )
         )
     model = str(run["model"])
-    facts = {"aider_version": common.fact_text(run.get("versions")), "command": common.fact_text(run.get("command"))}
+    facts = {("aider_version" if k == "versions" else k): _fact(run.get(k)) for k in FACTS}
     date = run.get("date")
     yield BOARD.record(
         meta,
@@ -109,3 +141,10 @@ def _run(run: Any, locator: str, meta: FetchMeta) -> Iterator[ParseItem]:
         (locator, payload),
         evaluation_timestamp=str(date) if date else None,
     )
+
+
+def _fact(value: Any) -> str | None:
+    """A run field as text: a whole number as written (``32000``, not ``32000.0``)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return common.fact_text(value)

@@ -18,7 +18,15 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import EmptyPlaceholder, FetchMeta, LayoutChanged, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import (
+    EmptyPlaceholder,
+    FetchMeta,
+    LayoutChanged,
+    ParseError,
+    Recording,
+    SourceSpec,
+    SourceState,
+)
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
@@ -35,7 +43,17 @@ BENCHMARKS: Mapping[str, tuple[str, str]] = {
     "mmlu_pro": ("Open LLM Leaderboard v2: MMLU-Pro", "accuracy"),
 }
 FEATURES = ("is_merged", "is_moe", "is_flagged", "is_not_available_on_hub", "is_official_provider")
-METADATA = ("params_billions", "base_model", "hub_license", "submission_date", "upload_date", "generation")
+METADATA = (
+    "params_billions",
+    "base_model",
+    "hub_license",
+    "hub_hearts",
+    "submission_date",
+    "upload_date",
+    "generation",
+    "co2_cost",
+)
+_ROW = "shared:datasets/real-payloads-2026-12/open-llm-leaderboard/formatted_one_row_from_eee_create_data.json"
 
 SOURCE = SourceSpec(
     key="open-llm-leaderboard",
@@ -46,7 +64,7 @@ SOURCE = SourceSpec(
     homepage="https://huggingface.co/spaces/open-llm-leaderboard/open_llm_leaderboard",
     default_urls=(URL,),
     cadence="monthly",
-    parser_version="open-llm-leaderboard/1",
+    parser_version="open-llm-leaderboard/2",
     collection="hfopenllm_v2",
     description=(
         "Hugging Face's own lm-evaluation-harness runs of open models on the v2 suite (IFEval, BBH, "
@@ -54,6 +72,17 @@ SOURCE = SourceSpec(
         "base model and flags. Frozen upstream."
     ),
     licence="Open LLM Leaderboard contents (Apache-2.0 dataset card); scores by Hugging Face",
+    verified_on=Recording(
+        repository=(
+            "evaleval/every_eval_ever (scripts/hfopenllm_v2/create_data.py: one verbatim row of the formatted API,"
+            " kept as JSON in ../shared)"
+        ),
+        commit="d616d9757aa4f7194700a5246327924560d23d98",
+        recorded="2026-01-15",
+        licence="MIT (the EEE repository); scores by Hugging Face",
+        files=(_ROW,),
+        replay=((URL, _ROW),),
+    ),
 )
 BOARD = Board(SOURCE, "independent_evaluator", "lm-evaluation-harness", "https://huggingface.co")
 
@@ -123,7 +152,7 @@ def _row(row: Any, locator: str, meta: FetchMeta) -> Iterator[ParseItem]:
             )
         )
     facts = {"precision": precision}
-    for key in ("architecture", "type", "weight_type", "sha"):
+    for key in ("architecture", "type", "weight_type", "sha", "has_chat_template"):
         facts[key] = common.fact_text(model.get(key))
     for group, keys in (("features", FEATURES), ("metadata", METADATA)):
         for key in keys:

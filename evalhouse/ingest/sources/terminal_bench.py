@@ -1,14 +1,28 @@
-"""Terminal-Bench: the site's JSON ``leaderboard-read`` endpoint, one request per version.
+"""Terminal-Bench: the Harbor Hub ``leaderboard-read`` function tbench.ai's own pages call, per version.
 
-``GET /api/leaderboard-read?leaderboard=terminal-bench&version=<v>`` returns
-``{leaderboard, version, generated_at, rows:[{rank, agent, agent_org, model, model_org, date,
-accuracy, ci_half_width, n_trials, verified}]}``: accuracy in percent with the 95% CI as a
-half-width (turned into absolute bounds here). Versions 2.0 and 3.0 are different task sets and
-different registry benchmarks. One record per (agent, model) row; the agent is part of the
-cell (setup ``agent``). ``generated_at`` is the response time and never reaches a record, so an
-unchanged board re-read is ``unchanged``. Rows are agent teams' submissions run on the
-Terminal-Bench harness: ``community``, or ``model_developer`` when the agent's organisation is
-the model's.
+The site (harbor-framework/terminal-bench-website, ``lib/leaderboard.ts``) POSTs
+``{"package": <dataset package>, "name": <leaderboard>}`` to
+``https://ofhuhcpkvzjlejydnvyd.supabase.co/functions/v1/leaderboard-read`` (no key) for each version
+its picker lists: 4.0 ``terminal-bench/terminal-bench`` ``4-0-0``, 3.0 the same package ``3-0-0``,
+2.1 ``terminal-bench/terminal-bench-2-1`` ``main``, 2.0 ``terminal-bench/terminal-bench-2`` ``2-0``.
+The answer is ``{leaderboard{package, name, title, ...}, rows[...], pagination?{page, total_pages}}``;
+a row is ``{id, rank, status ("display" | "hide"), n_trials, metadata{agent_display, model_display,
+agent_org, model_org (each ``{label, url}`` or a string), date, reasoning_effort}, metrics{accuracy
+(percent), accuracy_ci95_half_width, accuracy_stderr, n_trials, pass_at_<k>, ...}}``.
+
+* One record per row; the agent and the reasoning effort are part of the cell (setup ``agent``,
+  ``reasoning_effort``): one model under five efforts is five cells, never one.
+* The accuracy's 95% CI half-width becomes absolute bounds; a standard error is kept as one.
+* A row the board hides (``status: hide``) is not a shown score: it is quarantined with that reason
+  (counted and kept with its payload, so a board with hidden rows ends ``partial``), never loaded.
+* Each answer must describe the board that was asked for (its ``package`` and ``name``), so a
+  version's rows can never land in another version's benchmark; a further page the answer announces
+  (``pagination``) is asked for with the same body and its page number.
+* Rows are agent teams' submissions run on the Terminal-Bench harness: ``community``, or
+  ``model_developer`` when the agent's organisation is the model's.
+
+No real response of this function has been recorded (it is only reachable live), so the source is
+not verified and a plain refresh leaves it out; ``evalhouse refresh --source terminal-bench`` reads it.
 """
 
 from __future__ import annotations
@@ -24,9 +38,14 @@ from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
-ENDPOINT = "https://www.tbench.ai/api/leaderboard-read"
-VERSIONS = ("2.0", "3.0")
-REQUIRED = ("agent", "model", "accuracy")
+ENDPOINT = "https://ofhuhcpkvzjlejydnvyd.supabase.co/functions/v1/leaderboard-read"
+#: version -> (dataset package, leaderboard name), as the site's version picker asks for them
+BOARDS: Mapping[str, tuple[str, str]] = {
+    "4.0": ("terminal-bench/terminal-bench", "4-0-0"),
+    "3.0": ("terminal-bench/terminal-bench", "3-0-0"),
+    "2.1": ("terminal-bench/terminal-bench-2-1", "main"),
+    "2.0": ("terminal-bench/terminal-bench-2", "2-0"),
+}
 
 SOURCE = SourceSpec(
     key="terminal-bench",
@@ -35,59 +54,124 @@ SOURCE = SourceSpec(
     tier=1,
     organisation="Terminal-Bench (Stanford, Laude Institute)",
     homepage="https://www.tbench.ai/leaderboard",
-    default_urls=tuple(f"{ENDPOINT}?leaderboard=terminal-bench&version={v}" for v in VERSIONS),
+    default_urls=(ENDPOINT,),
     cadence="daily",
-    parser_version="terminal-bench/1",
+    parser_version="terminal-bench/2",
     collection="terminal-bench",
     description=(
-        "Terminal-Bench 2.0 and 3.0 agent x model accuracies with 95% CI half-widths, from the site's JSON endpoint."
+        "Terminal-Bench 2.0, 2.1, 3.0 and 4.0 agent x model accuracies with 95% CIs, from the Harbor Hub "
+        "leaderboard-read function tbench.ai reads (POST)."
     ),
     licence="Terminal-Bench leaderboard (Apache-2.0 project)",
 )
 BOARD = Board(SOURCE, "community", "terminal-bench-harness")
 
 
+def request(version: str, page: int | None = None) -> FetchRequest:
+    """The POST that asks for one version's board (and one page of it)."""
+    package, name = BOARDS[version]
+    body: dict[str, Any] = {"package": package, "name": name}
+    if page is not None:
+        body["page"] = page
+    return FetchRequest.post_json(ENDPOINT, body, label=f"board:{version}" + (f":{page}" if page else ""))
+
+
 def plan(state: SourceState) -> list[FetchRequest]:
-    return [
-        FetchRequest(url=ENDPOINT, params={"leaderboard": "terminal-bench", "version": v}, label=f"version:{v}")
-        for v in VERSIONS
-    ]
+    return [request(version) for version in BOARDS]
+
+
+def _json(body: bytes) -> Any:
+    try:
+        return json.loads(common.decode_text(body, "the Terminal-Bench response"))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ParseError(f"the Terminal-Bench response is not JSON: {exc}") from exc
+
+
+def _board(doc: Any, meta: FetchMeta) -> tuple[str, list[Any]]:
+    """The version asked for and the answer's rows, once the answer is checked to be that board."""
+    label = (meta.label or "").split(":")
+    version = label[1] if len(label) > 1 and label[0] == "board" else ""
+    if version not in BOARDS:
+        raise LayoutChanged(
+            f"layout changed: {meta.url} was not asked for a known Terminal-Bench board ({meta.label!r})"
+        )
+    if (
+        not isinstance(doc, dict)
+        or not isinstance(doc.get("rows"), list)
+        or not isinstance(doc.get("leaderboard"), dict)
+    ):
+        raise LayoutChanged("layout changed: the Terminal-Bench answer has no 'leaderboard' object and 'rows' list")
+    described = (doc["leaderboard"].get("package"), doc["leaderboard"].get("name"))
+    if described != BOARDS[version]:
+        raise LayoutChanged(
+            f"layout changed: asked for Terminal-Bench {version} {BOARDS[version]}, the answer describes {described}"
+        )
+    return version, doc["rows"]
+
+
+def follow(body: bytes, *, meta: FetchMeta) -> list[FetchRequest]:
+    """The next page a paginated answer announces (same body, the next page number)."""
+    doc = _json(body)
+    version, _ = _board(doc, meta)
+    pages = doc.get("pagination") if isinstance(doc.get("pagination"), dict) else {}
+    page, total = pages.get("page"), pages.get("total_pages")
+    if isinstance(page, int) and isinstance(total, int) and page < total:
+        return [request(version, page + 1)]
+    return []
 
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
-    try:
-        doc = json.loads(common.decode_text(body, "the Terminal-Bench response"))
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise ParseError(f"the Terminal-Bench response is not JSON: {exc}") from exc
-    if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
-        raise LayoutChanged("layout changed: the Terminal-Bench response has no 'rows' list")
-    version = str(doc.get("version") or (meta.label or "").partition(":")[2])
-    if not version:
-        raise LayoutChanged("layout changed: the Terminal-Bench response names no version (and its label none)")
-    if not doc["rows"]:
+    version, rows = _board(_json(body), meta)
+    if not rows:
         raise EmptyPlaceholder(f"empty placeholder: Terminal-Bench {version} lists no rows")
-    for i, row in enumerate(doc["rows"]):
+    for i, row in enumerate(rows):
         yield from _row(row, version, f"{version} rows[{i}]", meta)
+
+
+def _label(value: Any) -> str | None:
+    """A display field: ``{"label", "url"}`` or a plain string."""
+    if isinstance(value, dict):
+        value = value.get("label")
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _number(metrics: Mapping[str, Any], key: str) -> float | None:
+    value = metrics.get(key)
+    return None if value in (None, "", "N/A") else common.parse_number(value, "percent")
 
 
 def _row(row: Any, version: str, locator: str, meta: FetchMeta) -> Iterator[ParseItem]:
     payload = common.row_payload(row if isinstance(row, dict) else {"value": row})
-    if not isinstance(row, dict) or any(not row.get(k) and row.get(k) != 0 for k in REQUIRED):
-        yield ParseFailure(locator, f"a row needs {', '.join(REQUIRED)}", payload)
+    if (
+        not isinstance(row, dict)
+        or not isinstance(row.get("metadata"), dict)
+        or not isinstance(row.get("metrics"), dict)
+    ):
+        yield ParseFailure(locator, "a row needs a 'metadata' and a 'metrics' object", payload)
+        return
+    if row.get("status") != "display":
+        yield ParseFailure(locator, f"hidden by the board (status {row.get('status')!r}): not a shown score", payload)
+        return
+    info, metrics = row["metadata"], row["metrics"]
+    agent, model = _label(info.get("agent_display")), _label(info.get("model_display"))
+    if agent is None or model is None:
+        yield ParseFailure(locator, "a row needs metadata.agent_display and metadata.model_display", payload)
         return
     try:
-        score = common.parse_number(row["accuracy"], "percent")
-        half = row.get("ci_half_width")
-        half = None if half in (None, "", "N/A") else common.parse_number(half, "percent")
+        score = common.parse_number(metrics.get("accuracy"), "percent")
+        half, stderr = _number(metrics, "accuracy_ci95_half_width"), _number(metrics, "accuracy_stderr")
     except CellError as exc:
         yield ParseFailure(locator, str(exc), payload)
         return
     uncertainty: dict[str, Any] = {}
     if half is not None:
         uncertainty.update(common.confidence_interval(score - half, score + half))
-    if row.get("n_trials"):
-        uncertainty["num_samples"] = int(row["n_trials"])
-    agent = str(row["agent"])
+    if stderr is not None:
+        uncertainty.update(common.standard_error(stderr))
+    trials = row.get("n_trials") or metrics.get("n_trials")
+    if isinstance(trials, int) and not isinstance(trials, bool) and trials > 0:
+        uncertainty["num_samples"] = trials
+    effort = _label(info.get("reasoning_effort"))
     result = BOARD.result(
         meta.url,
         dataset_name=f"Terminal-Bench {version}",
@@ -97,32 +181,23 @@ def _row(row: Any, version: str, locator: str, meta: FetchMeta) -> Iterator[Pars
         bounds=(0.0, 100.0),
         score=score,
         uncertainty=uncertainty or None,
-        details={SOURCE_RECORD_ID: f"{agent}|{row['model']}", "rank": str(row.get("rank", ""))},
-        setup={"agent": agent},
+        details={SOURCE_RECORD_ID: str(row.get("id") or f"{agent}|{model}|{effort}"), "rank": str(row.get("rank", ""))},
+        setup={"agent": agent, **({"reasoning_effort": effort} if effort else {})},
     )
-    org = _text(row, "model_org")
-    own = org is not None and org.casefold() == (_text(row, "agent_org") or "").casefold()
-    facts: Mapping[str, str | None] = {
-        "agent": agent,
-        "agent_org": _text(row, "agent_org"),
-        "verified": _text(row, "verified"),
-    }
+    org, agent_org = _label(info.get("model_org")), _label(info.get("agent_org"))
+    own = org is not None and org.casefold() == (agent_org or "").casefold()
     yield BOARD.record(
         meta,
         Model(
-            id=str(row["model"]),
-            name=str(row["model"]),
+            id=model,
+            name=model,
             developer=org,
-            details=facts,
+            details={"agent": agent, "agent_org": agent_org, "reasoning_effort": effort},
             deployment_type="externally_managed",
         ),
         [result],
         (locator, payload),
         evaluated_by="model_developer" if own else None,
-        original_source=_text(row, "agent_org"),
-        evaluation_timestamp=_text(row, "date"),
+        original_source=agent_org,
+        evaluation_timestamp=_label(info.get("date")),
     )
-
-
-def _text(row: Mapping[str, Any], key: str) -> str | None:
-    return common.fact_text(row.get(key))

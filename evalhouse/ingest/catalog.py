@@ -30,6 +30,8 @@ SOURCES: tuple[str, ...] = (
     "mercor_eval",
     "vectara_hallucination_leaderboard",
     "llm_stats",
+    # leaderboards widened toward the EEE adapter set (recorded real payloads)
+    "bfcl",
     # fetched on demand only ('evalhouse ingest'): model cards and paper tables
     "model_cards",
     "papers",

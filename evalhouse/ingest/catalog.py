@@ -32,6 +32,7 @@ SOURCES: tuple[str, ...] = (
     "llm_stats",
     # leaderboards widened toward the EEE adapter set (recorded real payloads)
     "bfcl",
+    "swe_bench",
     # fetched on demand only ('evalhouse ingest'): model cards and paper tables
     "model_cards",
     "papers",

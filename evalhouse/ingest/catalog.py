@@ -33,6 +33,7 @@ SOURCES: tuple[str, ...] = (
     # leaderboards widened toward the EEE adapter set (recorded real payloads)
     "bfcl",
     "swe_bench",
+    "evalplus",
     # fetched on demand only ('evalhouse ingest'): model cards and paper tables
     "model_cards",
     "papers",

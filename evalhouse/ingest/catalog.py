@@ -34,6 +34,7 @@ SOURCES: tuple[str, ...] = (
     "bfcl",
     "swe_bench",
     "evalplus",
+    "alpaca_eval",
     # fetched on demand only ('evalhouse ingest'): model cards and paper tables
     "model_cards",
     "papers",

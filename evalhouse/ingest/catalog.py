@@ -35,6 +35,7 @@ SOURCES: tuple[str, ...] = (
     "swe_bench",
     "evalplus",
     "alpaca_eval",
+    "arena_hard_auto",
     # fetched on demand only ('evalhouse ingest'): model cards and paper tables
     "model_cards",
     "papers",

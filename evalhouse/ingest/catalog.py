@@ -36,6 +36,7 @@ SOURCES: tuple[str, ...] = (
     "evalplus",
     "alpaca_eval",
     "arena_hard_auto",
+    "swe_polybench",
     # fetched on demand only ('evalhouse ingest'): model cards and paper tables
     "model_cards",
     "papers",

@@ -74,7 +74,11 @@ def test_spot_values_against_the_bytes(night) -> None:
         assert spot in got, spot
     firsts = {b: rs[0] for b, rs in boards().items()}
     assert (f"{firsts['Test']['folder']}.resolved", "swe_bench_full", firsts["Test"]["resolved"]) in got
-    assert (f"{firsts['Multimodal']['folder']}.resolved", "swe_bench_multimodal", firsts["Multimodal"]["resolved"]) in got
+    assert (
+        f"{firsts['Multimodal']['folder']}.resolved",
+        "swe_bench_multimodal",
+        firsts["Multimodal"]["resolved"],
+    ) in got
     expected = {(f"{folder}.{field}", value) for _b, folder, field, value in payload_cells()}
     assert {(rid, v) for rid, _b, v in got} <= expected
 
@@ -83,7 +87,11 @@ def test_who_ran_it_and_the_model_a_submission_names(night) -> None:
     _result, wh = night
     rows = scores(wh, "swe-bench")
     by = {(s["result_id"], s["evaluated_by"], s["model"]) for s in rows if s["result_id"].endswith(".resolved")}
-    assert ("20250929_mini-v1.13.3_sonnet-4-5-20250929.resolved", "benchmark_creator", "claude-sonnet-4-5-20250929") in by
+    assert (
+        "20250929_mini-v1.13.3_sonnet-4-5-20250929.resolved",
+        "benchmark_creator",
+        "claude-sonnet-4-5-20250929",
+    ) in by
     # a system built on twelve models is its own model; a submission's run by its submitter
     cortexa = [b for b in by if b[0] == "20250516_cortexa_o3.resolved"]
     assert cortexa == [("20250516_cortexa_o3.resolved", "community", "Nemotron-CORTEXA")]

@@ -66,6 +66,12 @@ def test_spot_values_against_the_bytes(night) -> None:
     assert ("swe_polybench_verified", "iSWE-Agent.resolved_py", 58.4070796460177) in got
     assert ("swe_polybench_500", "iSWE-Agent.resolved_java", 32.0) in got
     assert {(rid.rsplit(".", 1)[0], v) for _b, rid, v in got} <= {(n, v) for _b, n, _k, v in payload_cells()}
-    assert {s["metric"] for s in rows} == {"pass_rate", "precision.file", "recall.file", "precision.node", "recall.node"}
+    assert {s["metric"] for s in rows} == {
+        "pass_rate",
+        "precision.file",
+        "recall.file",
+        "precision.node",
+        "recall.node",
+    }
     by = {s["model"]: s["evaluated_by"] for s in rows}
     assert by["Aider-PB (Sonnet 3.5)"] == "benchmark_creator" and by["Atlassian Rovo Dev"] == "community"

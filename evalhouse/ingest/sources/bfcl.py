@@ -111,8 +111,10 @@ def _cell_kind(column: str) -> tuple[str, str, tuple[float | str, float | str], 
         return (*OTHER_CELLS[column], None)
     if column == "Overall Acc":
         return ("accuracy", "percent", (0.0, 100.0), False, None)
-    if column.endswith((" Acc", " AST")) or column.startswith("Multi Turn ") or column.startswith(
-        ("Web Search ", "Memory ", "Relevance ", "Irrelevance ")
+    if (
+        column.endswith((" Acc", " AST"))
+        or column.startswith("Multi Turn ")
+        or column.startswith(("Web Search ", "Memory ", "Relevance ", "Irrelevance "))
     ):
         return ("accuracy", "percent", (0.0, 100.0), False, column.removesuffix(" Acc"))
     return None

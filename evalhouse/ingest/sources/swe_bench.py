@@ -140,7 +140,22 @@ def _entry(board: str, entry: Any, locator: str, meta: FetchMeta) -> Iterator[Pa
             yield ParseFailure(f"{locator}.{field}", str(exc), payload)
             continue
         results.append(
-            _result(meta.url, dataset, folder, field, metric, unit, bounds, lower, score, setup),
+            common.score_result(
+                source_key=SOURCE.key,
+                dataset_name=dataset,
+                evaluation_name=dataset,
+                url=meta.url,
+                result_id=f"{folder}.{field}",
+                metric_id=metric,
+                metric_name=field,
+                metric_kind=metric.split(".")[0],
+                unit=unit,
+                lower_is_better=lower,
+                bounds=bounds,
+                score=score,
+                details={SOURCE_RECORD_ID: folder},
+                setup=setup,
+            )
         )
     model_name = models[0] if len(models) == 1 else str(entry["name"])
     details = {
@@ -161,34 +176,4 @@ def _entry(board: str, entry: Any, locator: str, meta: FetchMeta) -> Iterator[Pa
         results,
         (locator, payload),
         evaluation_timestamp=str(entry["date"]) if entry.get("date") else None,
-    )
-
-
-def _result(  # noqa: PLR0913 - one score cell's parts
-    url: str,
-    dataset: str,
-    folder: str,
-    field: str,
-    metric: str,
-    unit: str,
-    bounds: tuple[float | str, float | str],
-    lower: bool,
-    score: float,
-    setup: Mapping[str, str],
-) -> dict[str, Any]:
-    return common.score_result(
-        source_key=SOURCE.key,
-        dataset_name=dataset,
-        evaluation_name=dataset,
-        url=url,
-        result_id=f"{folder}.{field}",
-        metric_id=metric,
-        metric_name=field,
-        metric_kind=metric.split(".")[0],
-        unit=unit,
-        lower_is_better=lower,
-        bounds=bounds,
-        score=score,
-        details={SOURCE_RECORD_ID: folder},
-        setup=setup,
     )

@@ -37,6 +37,7 @@ SOURCES: tuple[str, ...] = (
     "alpaca_eval",
     "arena_hard_auto",
     "swe_polybench",
+    "tau2_bench",
     # fetched on demand only ('evalhouse ingest'): model cards and paper tables
     "model_cards",
     "papers",

@@ -34,6 +34,7 @@ SOURCES: tuple[str, ...] = (
     "bfcl",
     "swe_bench",
     "evalplus",
+    "evalperf",
     "alpaca_eval",
     "arena_hard_auto",
     "swe_polybench",

@@ -16,8 +16,6 @@ creator), ``community`` rows were contributed (community), ``dev`` rows are unla
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -33,6 +31,7 @@ from evalhouse.ingest.source import (
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
+from evalhouse.ingest.sources._payloads import csv_table
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 URL = (
@@ -90,12 +89,10 @@ def plan(state: SourceState) -> list[FetchRequest]:
 
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
-    reader = csv.DictReader(io.StringIO(common.decode_text(body, "the AlpacaEval leaderboard CSV")))
-    header = reader.fieldnames or []
+    header, rows = csv_table(body, "the AlpacaEval leaderboard CSV")
     missing = [c for c in ("", *CELLS, "n_total", "mode") if c not in header]
     if missing:
         raise LayoutChanged(f"layout changed: the AlpacaEval leaderboard CSV has no column(s) {missing}")
-    rows = list(reader)
     if not rows:
         raise EmptyPlaceholder("empty placeholder: the AlpacaEval leaderboard CSV has no rows")
     for i, row in enumerate(rows, start=2):

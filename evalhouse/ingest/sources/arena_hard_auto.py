@@ -12,8 +12,6 @@ kept as the cell's detail. The LMArena team runs every model: benchmark creator.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -29,6 +27,7 @@ from evalhouse.ingest.source import (
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
+from evalhouse.ingest.sources._payloads import csv_table
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 FILE = "arena_hard_leaderboard_20240731.csv"
@@ -70,11 +69,10 @@ def plan(state: SourceState) -> list[FetchRequest]:
 
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
-    reader = csv.DictReader(io.StringIO(common.decode_text(body, "the Arena-Hard-Auto leaderboard CSV")))
-    missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+    header, rows = csv_table(body, "the Arena-Hard-Auto leaderboard CSV")
+    missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise LayoutChanged(f"layout changed: the Arena-Hard-Auto leaderboard CSV has no column(s) {missing}")
-    rows = list(reader)
     if not rows:
         raise EmptyPlaceholder("empty placeholder: the Arena-Hard-Auto leaderboard CSV has no rows")
     for i, row in enumerate(rows, start=2):

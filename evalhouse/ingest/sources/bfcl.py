@@ -17,8 +17,6 @@ loaded. The Gorilla team runs every model itself: benchmark creator.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -35,6 +33,7 @@ from evalhouse.ingest.source import (
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
+from evalhouse.ingest.sources._payloads import csv_table
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 URL = "https://gorilla.cs.berkeley.edu/data_overall.csv"
@@ -90,15 +89,13 @@ def plan(state: SourceState) -> list[FetchRequest]:
 
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
-    reader = csv.DictReader(io.StringIO(common.decode_text(body, "the BFCL CSV")))
-    header = reader.fieldnames or []
+    header, rows = csv_table(body, "the BFCL CSV")
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise LayoutChanged(f"layout changed: the BFCL CSV has no column(s) {missing} (header {header[:8]}…)")
     unknown = [c for c in header if c not in FACTS and c != "Model" and _cell_kind(c) is None]
     if unknown:
         raise LayoutChanged(f"layout changed: the BFCL CSV has column(s) this parser does not know: {unknown}")
-    rows = list(reader)
     if not rows:
         raise EmptyPlaceholder("empty placeholder: the BFCL CSV has a header and no rows")
     for i, row in enumerate(rows, start=2):

@@ -18,7 +18,6 @@ model: benchmark creator.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -27,7 +26,6 @@ from evalhouse.ingest.source import (
     EmptyPlaceholder,
     FetchMeta,
     LayoutChanged,
-    ParseError,
     Recording,
     SourceSpec,
     SourceState,
@@ -35,6 +33,7 @@ from evalhouse.ingest.source import (
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
+from evalhouse.ingest.sources._payloads import json_document
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 URL = "https://evalplus.github.io/results/evalperf/COMBINED-RESULTS.json"
@@ -83,10 +82,7 @@ def plan(state: SourceState) -> list[FetchRequest]:
 
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
-    try:
-        doc = json.loads(common.decode_text(body, "the EvalPerf results JSON"))
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"the EvalPerf results file is not JSON: {exc}") from exc
+    doc = json_document(body, "the EvalPerf results JSON")
     if not isinstance(doc, dict):
         raise LayoutChanged("layout changed: the EvalPerf results file is not an object of models")
     models = {k: v for k, v in doc.items() if k != PAIRWISE}

@@ -15,7 +15,6 @@ what it is.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -24,7 +23,6 @@ from evalhouse.ingest.source import (
     EmptyPlaceholder,
     FetchMeta,
     LayoutChanged,
-    ParseError,
     Recording,
     SourceSpec,
     SourceState,
@@ -32,6 +30,7 @@ from evalhouse.ingest.source import (
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
+from evalhouse.ingest.sources._payloads import json_document
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 URL = "https://evalplus.github.io/results.json"
@@ -76,10 +75,7 @@ def plan(state: SourceState) -> list[FetchRequest]:
 
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
-    try:
-        doc = json.loads(common.decode_text(body, "the EvalPlus results JSON"))
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"the EvalPlus results file is not JSON: {exc}") from exc
+    doc = json_document(body, "the EvalPlus results JSON")
     if not isinstance(doc, dict) or not all(isinstance(v, dict) and "pass@1" in v for v in doc.values()):
         raise LayoutChanged("layout changed: the EvalPlus results file is not {model: {'pass@1': {...}}}")
     if not doc:

@@ -22,7 +22,6 @@ creator); a submitter for the others (community), whether or not the maintainers
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -31,7 +30,6 @@ from evalhouse.ingest.source import (
     EmptyPlaceholder,
     FetchMeta,
     LayoutChanged,
-    ParseError,
     Recording,
     SourceSpec,
     SourceState,
@@ -39,6 +37,7 @@ from evalhouse.ingest.source import (
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
+from evalhouse.ingest.sources._payloads import json_document
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 URL = "https://raw.githubusercontent.com/SWE-bench/swe-bench.github.io/master/data/leaderboards.json"
@@ -92,10 +91,7 @@ def plan(state: SourceState) -> list[FetchRequest]:
 
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
-    try:
-        doc = json.loads(common.decode_text(body, "the SWE-bench leaderboards JSON"))
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"the SWE-bench leaderboards file is not JSON: {exc}") from exc
+    doc = json_document(body, "the SWE-bench leaderboards JSON")
     boards = doc.get("leaderboards") if isinstance(doc, dict) else None
     if not isinstance(boards, list):
         raise LayoutChanged("layout changed: no 'leaderboards' list in the SWE-bench leaderboards file")
@@ -123,7 +119,7 @@ def _entry(board: str, entry: Any, locator: str, meta: FetchMeta) -> Iterator[Pa
     dataset = BOARDS[board]
     mini = entry.get(MINI)  # the SWE-bench team's own mini-SWE-agent run
     folder = str(entry["folder"])
-    tags = [str(t) for t in entry.get("tags") or []]
+    tags = [str(t) for t in entry["tags"]] if isinstance(entry.get("tags"), list) else []
     models = [t.split(":", 1)[1].strip() for t in tags if t.startswith("Model:")]
     agent = f"mini-SWE-agent {mini}" if mini else str(entry["name"])
     setup = {"agent": agent}

@@ -18,7 +18,6 @@ systems are submissions (community).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -28,7 +27,6 @@ from evalhouse.ingest.source import (
     EmptyPlaceholder,
     FetchMeta,
     LayoutChanged,
-    ParseError,
     Recording,
     SourceSpec,
     SourceState,
@@ -36,6 +34,7 @@ from evalhouse.ingest.source import (
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
+from evalhouse.ingest.sources._payloads import json_document
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 URL = "https://raw.githubusercontent.com/amazon-science/SWE-PolyBench/gh-pages/template/polybench_data.json"
@@ -99,10 +98,7 @@ def cell_kind(field: str) -> tuple[str, str | None] | None:
 
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
-    try:
-        doc = json.loads(common.decode_text(body, "the SWE-PolyBench data JSON"))
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"the SWE-PolyBench data file is not JSON: {exc}") from exc
+    doc = json_document(body, "the SWE-PolyBench data JSON")
     boards = doc.get("leaderboards") if isinstance(doc, dict) else None
     if not isinstance(boards, list):
         raise LayoutChanged("layout changed: no 'leaderboards' list in the SWE-PolyBench data file")

@@ -25,8 +25,7 @@ submitted its own model; otherwise an independent evaluator.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from evalhouse.ingest.fetch import FetchRequest
@@ -34,7 +33,6 @@ from evalhouse.ingest.source import (
     EmptyPlaceholder,
     FetchMeta,
     LayoutChanged,
-    ParseError,
     Recording,
     SourceSpec,
     SourceState,
@@ -42,6 +40,7 @@ from evalhouse.ingest.source import (
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources._board import Board, Model
 from evalhouse.ingest.sources._common import CellError
+from evalhouse.ingest.sources._payloads import json_document
 from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
 BASE = "https://raw.githubusercontent.com/sierra-research/tau2-bench/main/web/leaderboard/public/submissions/"
@@ -105,15 +104,15 @@ def plan(state: SourceState) -> list[FetchRequest]:
 
 
 def _manifest(body: bytes) -> dict[str, list[str]]:
-    try:
-        doc = json.loads(common.decode_text(body, "the τ²-bench manifest"))
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"the τ²-bench manifest is not JSON: {exc}") from exc
+    doc = json_document(body, "the τ²-bench manifest")
     if not isinstance(doc, dict) or not any(isinstance(doc.get(k), list) for k in LISTS):
         raise LayoutChanged(f"layout changed: the τ²-bench manifest has none of the lists {LISTS}")
     unknown = sorted(set(doc) - set(LISTS))
     if unknown:
         raise LayoutChanged(f"layout changed: the τ²-bench manifest has list(s) this parser does not know: {unknown}")
+    wrong = [k for k in LISTS if not isinstance(doc.get(k, []), list)]
+    if wrong:
+        raise LayoutChanged(f"layout changed: the τ²-bench manifest's {wrong} are not lists of ids")
     lists = {k: [str(s) for s in doc.get(k) or []] for k in LISTS}
     if not any(lists.values()):
         raise EmptyPlaceholder("empty placeholder: the τ²-bench manifest lists no submission")
@@ -136,10 +135,7 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     if meta.label == "manifest" or meta.url.endswith("/manifest.json"):
         _manifest(body)
         return
-    try:
-        doc = json.loads(common.decode_text(body, f"the τ²-bench submission {meta.url}"))
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"the τ²-bench submission {meta.url} is not JSON: {exc}") from exc
+    doc = json_document(body, f"the τ²-bench submission {meta.url}")
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), dict):
         raise LayoutChanged(f"layout changed: {meta.url} has no 'results' object")
     yield from _submission(doc, meta.url.removeprefix(BASE).removesuffix("/submission.json"), meta)
@@ -172,53 +168,19 @@ def _submission(doc: Mapping[str, Any], sid: str, meta: FetchMeta) -> Iterator[P
         "reasoning_effort": common.fact_text(doc.get("reasoning_effort")),
     }
     board = Board(SOURCE, _who(doc), "tau2-bench")
-    results = []
+    results: list[dict[str, Any]] = []
     for domain, values in doc["results"].items():
-        if values is None:
-            continue
-        where = f"{sid}.results.{domain}"
-        if domain not in DOMAINS or not isinstance(values, dict):
-            yield ParseFailure(
-                where, f"unknown domain {domain!r} (known: {sorted(DOMAINS)}) or not an object", payload()
+        if values is not None:
+            yield from _domain(
+                board=board,
+                sid=sid,
+                domain=domain,
+                values=values,
+                setup={k: v for k, v in setup.items() if v is not None},
+                results=results,
+                payload=payload,
+                meta=meta,
             )
-            continue
-        present = [f for f in CELLS if values.get(f) is not None]
-        dataset, subset = DOMAINS[domain]
-        if version.casefold() == NOT_TAU2:  # numbers of the original τ-bench, never filed under τ²
-            if domain not in ORIGINAL_DOMAINS:
-                if present:  # an all-null domain holds nothing to file
-                    yield ParseFailure(where, f"the original τ-bench has no {domain!r} domain", payload())
-                continue
-            dataset = ORIGINAL
-        cell_setup = {k: v for k, v in setup.items() if v is not None}
-        if values.get("retrieval_config"):
-            cell_setup["retrieval_config"] = str(values["retrieval_config"])
-        for field in present:
-            metric, unit, bounds, lower = CELLS[field]
-            try:
-                score = common.parse_number(values[field], unit)
-            except CellError as exc:
-                yield ParseFailure(f"{where}.{field}", str(exc), payload())
-                continue
-            results.append(
-                board.result(
-                    meta.url,
-                    dataset_name=dataset,
-                    evaluation_name=f"{dataset} - {subset}" if subset else dataset,
-                    result_id=f"{sid}.{domain}.{field}",
-                    metric_id=metric,
-                    metric_name=field,
-                    unit=unit,
-                    bounds=bounds,
-                    lower_is_better=lower,
-                    score=score,
-                    details={SOURCE_RECORD_ID: sid},
-                    setup=cell_setup,
-                )
-            )
-        unknown = sorted(set(values) - set(CELLS) - {"retrieval_config"})
-        for field in unknown:
-            yield ParseFailure(f"{where}.{field}", f"unknown result field {field!r}", payload())
     release = doc.get("model_release") if isinstance(doc.get("model_release"), dict) else {}
     facts = {"submission": sid, "submitting_organization": common.fact_text(doc.get("submitting_organization"))}
     try:
@@ -233,3 +195,56 @@ def _submission(doc: Mapping[str, Any], sid: str, meta: FetchMeta) -> Iterator[P
         (sid, payload),
         evaluation_timestamp=common.fact_text(method.get("evaluation_date")),
     )
+
+
+def _domain(  # noqa: PLR0913 - one domain's values, where they go, and what they came with
+    *,
+    board: Board,
+    sid: str,
+    domain: str,
+    values: Any,
+    setup: dict[str, str],
+    results: list[dict[str, Any]],
+    payload: Callable[[], str],
+    meta: FetchMeta,
+) -> Iterator[ParseItem]:
+    """The cells of one domain's results, appended to ``results``; failures yielded by name."""
+    where = f"{sid}.results.{domain}"
+    if domain not in DOMAINS or not isinstance(values, dict):
+        yield ParseFailure(where, f"unknown domain {domain!r} (known: {sorted(DOMAINS)}) or not an object", payload())
+        return
+    present = [f for f in CELLS if values.get(f) is not None]
+    dataset, subset = DOMAINS[domain]
+    if setup.get("tau2_bench_version", "").casefold() == NOT_TAU2:  # the original τ-bench, never τ²
+        if domain not in ORIGINAL_DOMAINS:
+            if present:  # an all-null domain holds nothing to file
+                yield ParseFailure(where, f"the original τ-bench has no {domain!r} domain", payload())
+            return
+        dataset = ORIGINAL
+    if values.get("retrieval_config"):
+        setup = {**setup, "retrieval_config": str(values["retrieval_config"])}
+    for field in present:
+        metric, unit, bounds, lower = CELLS[field]
+        try:
+            score = common.parse_number(values[field], unit)
+        except CellError as exc:
+            yield ParseFailure(f"{where}.{field}", str(exc), payload())
+            continue
+        results.append(
+            board.result(
+                meta.url,
+                dataset_name=dataset,
+                evaluation_name=f"{dataset} - {subset}" if subset else dataset,
+                result_id=f"{sid}.{domain}.{field}",
+                metric_id=metric,
+                metric_name=field,
+                unit=unit,
+                bounds=bounds,
+                lower_is_better=lower,
+                score=score,
+                details={SOURCE_RECORD_ID: sid},
+                setup=setup,
+            )
+        )
+    for field in sorted(set(values) - set(CELLS) - {"retrieval_config"}):
+        yield ParseFailure(f"{where}.{field}", f"unknown result field {field!r}", payload())

@@ -30,6 +30,15 @@ SOURCES: tuple[str, ...] = (
     "mercor_eval",
     "vectara_hallucination_leaderboard",
     "llm_stats",
+    # leaderboards widened toward the EEE adapter set (recorded real payloads)
+    "bfcl",
+    "swe_bench",
+    "evalplus",
+    "evalperf",
+    "alpaca_eval",
+    "arena_hard_auto",
+    "swe_polybench",
+    "tau2_bench",
     # fetched on demand only ('evalhouse ingest'): model cards and paper tables
     "model_cards",
     "papers",

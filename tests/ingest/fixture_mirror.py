@@ -21,6 +21,7 @@ from typing import Any
 from recorded import replayed
 
 from evalhouse.ingest.mirror import MirrorKey, build_mirror
+from evalhouse.ingest.recordings import Roots, replay_payloads
 from evalhouse.ingest.sources import (
     lexam,
     llm_stats,
@@ -93,6 +94,9 @@ def payloads(shared: Path) -> dict[MirrorKey, bytes]:
     out[llm_stats.scores_page_url(json.loads((f / "llm-stats/scores.json").read_text())["next_cursor"])] = (
         page2.read_bytes()
     )
+    # every other verified source: its recorded replay files at their live URLs (never overriding the above)
+    for url, body in replay_payloads(Roots(shared=shared)).payloads.items():
+        out.setdefault(url, body)
     return out
 
 

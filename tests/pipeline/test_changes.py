@@ -212,6 +212,8 @@ def test_a_since_that_names_nothing_or_several_runs_exits_2(nights, night1) -> N
     assert nothing.exit_code == 2 and "neither a run id" in nothing.output
     several = nights.cli("changes", "--since", f"{KEY}@")
     assert several.exit_code == 2 and "names several runs" in several.output
+    reparsed = nights.cli("reparse", "--source", KEY)  # a run's table is titled by what ran
+    assert reparsed.exit_code == 0 and reparsed.stdout.lstrip().startswith(f"reparse {KEY}")
 
 
 def test_a_board_that_lost_more_than_the_guard_allows_fails_and_names_what_would_vanish(nights, night1) -> None:

@@ -165,6 +165,8 @@ def refresh(
                     on_done=lambda _r: progress.advance(task),
                 ),
             )
+        # the boards are read again with the writer's lock released, as any reader reads them
+        with Warehouse.open(path, read_only=True) as wh:
             report = run_report(wh, store, results, db_path=path)
         written = write_report(reports_dir(path), report)
     if json_out:

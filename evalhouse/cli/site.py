@@ -35,6 +35,7 @@ def site(
     <db>.snapshots/ (an unchanged warehouse reuses its earlier snapshot). The site is written
     beside OUT_DIR and moved into place at the end: an interrupted build leaves nothing.
     """
+    from evalhouse.errors import InputError
     from evalhouse.pipeline.changes import read_latest
     from evalhouse.site import build_site
     from evalhouse.warehouse.expectations import data_docs_index
@@ -46,8 +47,13 @@ def site(
             snapshot, created = pin_warehouse(path)
             console.print(f"{'froze' if created else 'reusing'} snapshot {snapshot}", highlight=False)
         docs = data_docs_index(path)
+        try:
+            changes = read_latest(path)
+        except InputError as exc:  # a damaged report costs the page, not the site
+            console.print(f"[yellow]note:[/] the What's new page is left empty: {exc}", highlight=False)
+            changes = None
         summary = build_site(
-            snapshot, out_dir, analyses=analyses, data_docs=docs.parent if docs else None, changes=read_latest(path)
+            snapshot, out_dir, analyses=analyses, data_docs=docs.parent if docs else None, changes=changes
         )
     if json_out:
         emit_json(summary.as_dict())

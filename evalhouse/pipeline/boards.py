@@ -24,7 +24,7 @@ from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 from evalhouse.common.resources import read_sql
-from evalhouse.curation.cells import metric_params_of, setup_key, setup_of
+from evalhouse.curation.cells import metric_params_of, setup_key, setup_of, subset_of
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline.source_run import parse_payload
 from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, SOURCE_RECORD_ID, ParsedRecord
@@ -55,7 +55,8 @@ class Cell:
         return {
             "model": self.model,
             "benchmark": self.benchmark,
-            "evaluation": self.evaluation if self.evaluation != self.benchmark else None,
+            # the evaluation's name where it narrows the benchmark (a subject, a language), else None
+            "evaluation": self.evaluation if subset_of(self.evaluation, self.benchmark) else None,
             "metric": self.metric,
             "setup": self.setup or None,
         }

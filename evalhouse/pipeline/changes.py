@@ -214,6 +214,7 @@ def _source_block(wh: Warehouse, store: RawStore, window: Window, module: Any, t
         "baseline": _point(window.baseline),
         "current": _point(window.current),
         "compared": False,
+        "first": False,  # compared against nothing: the source's first board
         "note": None,
         "changes": None,
         "refused": None,

@@ -275,6 +275,8 @@ def _why_not_compared(window: Window) -> str:
         return "no refresh in the window: runs of other kinds read what they are given, so no board is compared"
     if statuses == ["unchanged"] or set(statuses) <= {"unchanged", "recanonicalised"}:
         return "the board did not change (its payload, or every record parsed from it, equals the last load's)"
+    if window.baseline is None:
+        return f"no refresh has loaded this source yet ({', '.join(statuses)} in the window)"
     return f"no refresh loaded in the window ({', '.join(statuses)}): the board stays as the last load left it"
 
 

@@ -31,6 +31,7 @@ MODULES = (
     "site",
     "analytics",
     "items",
+    "changes",
 )
 #: Top-level command -> the modules that register it (tests/cli/test_cli.py checks it against ``app``).
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
@@ -45,6 +46,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "site": ("site",),
     **dict.fromkeys(("compare", "report", "reproduce"), ("analytics",)),
     **dict.fromkeys(("analyze", "simulate-panel"), ("analytics", "items")),
+    "changes": ("changes",),
 }
 #: Global options that take a value (so the token after them is not the command).
 _VALUED = ("--db", "--wait")

@@ -345,7 +345,11 @@ def _stream_delimited(result: Any, sep: str) -> int:
 
     def cell(value: Any) -> Any:
         plain = to_jsonable(value)
-        return dumps(plain) if isinstance(plain, dict | list) else ("" if plain is None else plain)
+        if isinstance(plain, dict | list):
+            # CSV: JSON (a machine reads it); TSV: the form the terminal shows (['a', 'b']), which
+            # has no double quotes for the writer to quote and double
+            return dumps(plain) if sep == "," else repr(plain)
+        return "" if plain is None else plain
 
     writer = csv.writer(sys.stdout, delimiter=sep, lineterminator="\n")
     writer.writerow(result.columns)

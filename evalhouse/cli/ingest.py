@@ -30,10 +30,10 @@ STATUS_STYLE = {
 }
 
 
-def _print_runs(results: list[RunResult]) -> None:
+def _print_runs(results: list[RunResult], title: str = "refresh") -> None:
     from rich.table import Table
 
-    table = Table(title="refresh")
+    table = Table(title=title)
     for col in ("source", "status", "read", "loaded", "duplicate", "quarantined", "scores", "seconds"):
         text = col in {"source", "status"}
         table.add_column(col, justify="left" if text else "right", no_wrap=text)
@@ -123,8 +123,10 @@ def refresh(
     stored payloads are re-canonicalised ('recanonicalised'). A failing source never touches
     another's data. A plain refresh leaves out sources never verified on a recorded real payload
     ('evalhouse sources'; --source KEY fetches one anyway), and a --mirror that holds nothing of a
-    source skips it: both are 'skipped', not failed. Exit 1 when any source failed, 2 for an unknown
-    --source.
+    source skips it: both are 'skipped', not failed. What the runs changed (new and vanished
+    models, new benchmarks, values that moved, failed runs) is written as JSON to
+    <db stem>.reports/refresh-<UTC time>.json and latest.json ('evalhouse changes' prints it). Exit 1
+    when any source failed, 2 for an unknown --source, 130 when interrupted.
     """
     from evalhouse.config import raw_store_path, serial_blas
 
@@ -132,6 +134,7 @@ def refresh(
     from evalhouse.ingest.catalog import get_source
     from evalhouse.ingest.http import DEFAULT_DEADLINE, HttpClient
     from evalhouse.pipeline import refresh as refresh_mod
+    from evalhouse.pipeline.changes import reports_dir, run_report, write_report
     from evalhouse.pipeline.ledger import checkpoint
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.raw_store import RawStore
@@ -143,11 +146,12 @@ def refresh(
         accepted = {get_source(k).SOURCE.key for k in accept_drift or ()}
         show = not json_out and sys.stderr.isatty()
         after_load = checkpoint(skip_validation)
+        store = RawStore(raw_store_path(path))
         with Warehouse.open(path) as wh, _progress(show) as progress:
             task = progress.add_task("refresh", total=total)
             results = refresh_mod.refresh(
                 wh,
-                RawStore(raw_store_path(path)),
+                store,
                 keys,
                 refresh_mod.RefreshOptions(
                     mirror=mirror,
@@ -161,12 +165,30 @@ def refresh(
                     on_done=lambda _r: progress.advance(task),
                 ),
             )
+        # the boards are read again with the writer's lock released, as any reader reads them
+        with Warehouse.open(path, read_only=True) as wh:
+            report = run_report(wh, store, results, db_path=path)
+        written = write_report(reports_dir(path), report)
     if json_out:
         from evalhouse.ingest.redaction import redact_url
 
-        emit_json({"db": str(path), "mirror": mirror and redact_url(mirror), "runs": [r.as_dict() for r in results]})
+        emit_json(
+            {
+                "db": str(path),
+                "mirror": mirror and redact_url(mirror),
+                "runs": [r.as_dict() for r in results],
+                "report": str(written),
+            }
+        )
     else:
         _print_runs(results)
+        t = report["totals"]
+        out.print(
+            f"run report: {written} ({t['models_new']} new and {t['models_vanished']} vanished models, "
+            f"{t['benchmarks_new']} new benchmarks, {t['values_moved']} values moved; 'evalhouse changes' shows them)",
+            highlight=False,
+            markup=False,
+        )
     if any(r.status == "failed" for r in results):
         raise typer.Exit(1)
 
@@ -227,7 +249,7 @@ def ingest(
             return ingest_file(wh, store, key, wanted[0], options)
         return ingest_paths(wh, store, key, wanted, options)
 
-    _run_one(ctx, db, key, skip_validation, json_out, run)
+    _run_one(ctx, db, key, skip_validation, json_out, run, title=f"ingest {key}")
 
 
 def _read_targets(path: Path | None) -> list[str]:
@@ -260,10 +282,13 @@ def reparse(
         skip_validation,
         json_out,
         lambda wh, store, after: reparse_source(wh, store, source, after_load=after),
+        title=f"reparse {source}",
     )
 
 
-def _run_one(ctx: typer.Context, db: str | None, key: str, skip_validation: bool, json_out: bool, run) -> None:
+def _run_one(
+    ctx: typer.Context, db: str | None, key: str, skip_validation: bool, json_out: bool, run, *, title: str
+) -> None:
     """Open the warehouse for writing, run one source's load, report it; exit 1 if it failed."""
     from evalhouse.config import raw_store_path, serial_blas
 
@@ -282,7 +307,7 @@ def _run_one(ctx: typer.Context, db: str | None, key: str, skip_validation: bool
     if json_out:
         emit_json(result.as_dict())
     else:
-        _print_runs([result])
+        _print_runs([result], title)
     if result.status == "failed":
         raise typer.Exit(1)
 

@@ -203,7 +203,8 @@ def analyze_items(
         emit_json(summary)
         return
     table = Table(title=f"item audit ({summary['engine']}, {summary['n_items']:,} items; Table 4 columns are medians)")
-    for col in ("benchmark", "n", "n kept", "p-hat", "sigma-hat", "Z", "n won", "margin", "r(m,Z)", "PT", "SFT", "RL"):
+    columns = ("benchmark", "n", "noise kept", "p-hat", "sigma-hat", "Z", "n won", "margin", "r(m,Z)")
+    for col in (*columns, "PT", "SFT", "RL"):
         table.add_column(col, justify="left" if col == "benchmark" else "right")
     for b in summary["benchmarks"]:
         table.add_row(
@@ -212,8 +213,8 @@ def analyze_items(
             *(_num(b[k]) for k in ("margin", "r_margin_z", *SUMMARY_COLUMNS[3:])),
         )  # fmt: skip
     out.print(table)
-    for rule, n in summary["excluded"].items():
-        out.print(f"  excluded: {n:,} — {rule}")
+    for line in _exclusion_lines(summary):
+        out.print(line, highlight=False)
     if summary.get("welfare"):
         w = summary["welfare"]
         out.print(
@@ -223,6 +224,25 @@ def analyze_items(
         _print_v_star(w["v_star"], w["framing"])
     for name, path in summary["files"].items():
         out.print(f"  wrote {name}: {path}")
+
+
+def _exclusion_lines(summary: dict) -> list[str]:
+    """What each rule kept and excluded, counted over every item, in the table's terms: 'noise kept'
+    is what the noise rule keeps (p-hat to margin are over those items), PT / SFT / RL are over what
+    the improvability rule keeps; an item may fail both."""
+    n = summary["n_items"]
+    by_rule = summary["excluded_by_rule"]
+    gone = {rule: sum(reasons.values()) for rule, reasons in by_rule.items()}
+    lines = [
+        f"  the noise rule keeps {n - gone['noise']:,} of {n:,} items ('noise kept'; p-hat to margin are over them);"
+        f" the improvability rule keeps {n - gone['improvability']:,} of {n:,} (PT, SFT and RL are over them)"
+    ]
+    for rule in ("noise", "improvability"):
+        for reason, count in by_rule[rule].items():
+            lines.append(f"  excluded by the {rule} rule: {count:,} — {reason}")
+    either = sum(summary["excluded"].values())
+    lines.append(f"  excluded by either rule: {either:,} of {n:,} items")
+    return lines
 
 
 def _num(x: float | None) -> str:

@@ -29,11 +29,14 @@ def site(
     highlighted, release-date evidence); one per benchmark (every model on the canonical metric,
     family and version links); an audit page per evaluation record (each score's raw sha256, URL,
     locator and canonicalisation steps); the analyses' figures; the warehouse's great-expectations
-    Data Docs when 'evalhouse validate --docs' built them. Tables sort on a click; every page is
+    Data Docs when 'evalhouse validate --docs' built them; "What's new": the run report the
+    warehouse's last refresh wrote (as 'evalhouse changes' prints it). Tables sort on a click; every page is
     readable with JavaScript off. Without --snapshot the live warehouse is frozen first, into
     <db>.snapshots/ (an unchanged warehouse reuses its earlier snapshot). The site is written
     beside OUT_DIR and moved into place at the end: an interrupted build leaves nothing.
     """
+    from evalhouse.errors import InputError
+    from evalhouse.pipeline.changes import read_latest
     from evalhouse.site import build_site
     from evalhouse.warehouse.expectations import data_docs_index
     from evalhouse.warehouse.snapshot_pin import pin_warehouse
@@ -44,7 +47,14 @@ def site(
             snapshot, created = pin_warehouse(path)
             console.print(f"{'froze' if created else 'reusing'} snapshot {snapshot}", highlight=False)
         docs = data_docs_index(path)
-        summary = build_site(snapshot, out_dir, analyses=analyses, data_docs=docs.parent if docs else None)
+        try:
+            changes = read_latest(path)
+        except InputError as exc:  # a damaged report costs the page, not the site
+            console.print(f"[yellow]note:[/] the What's new page is left empty: {exc}", highlight=False)
+            changes = None
+        summary = build_site(
+            snapshot, out_dir, analyses=analyses, data_docs=docs.parent if docs else None, changes=changes
+        )
     if json_out:
         emit_json(summary.as_dict())
         return

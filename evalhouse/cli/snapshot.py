@@ -36,8 +36,8 @@ ExpectId = Annotated[
     typer.Option(
         "--expect-id",
         metavar="ID",
-        help="The snapshot id an analysis recorded: any other id fails, a re-sealed snapshot included"
-        " (anyone can recompute a manifest's own id and seal).",
+        help="The snapshot id an analysis recorded (or an unambiguous prefix of it, 6 hex digits or more):"
+        " any other id fails, a re-sealed snapshot included (anyone can recompute a manifest's own id and seal).",
     ),
 ]
 Limit = Annotated[
@@ -110,7 +110,8 @@ def _report_created(created: CreatedSnapshot, json_out: bool) -> None:
         out.print(
             f"snapshot {created.snapshot_id} → {created.path}\n"
             f"  {kinds.count('table')} tables, {kinds.count('view')} views, "
-            f"{m['eee']['records']} EEE records, {len(m['files']) + 1} files, {_mb(created.total_bytes)}"
+            f"{m['eee']['records']} EEE records, {len(m['files']) + 1} files (the manifest included),"
+            f" {_mb(created.total_bytes)}"
         )
         if created.previous_path and created.previous_path != str(created.path):
             out.print(f"  the same state was frozen before at {created.previous_path}")
@@ -118,23 +119,44 @@ def _report_created(created: CreatedSnapshot, json_out: bool) -> None:
         console.print(f"[yellow]not in the EEE tree[/] (still in the Parquet) {eval_id}: {reason}")
 
 
-def verify(directory: SnapshotDir, expect_id: ExpectId = None, json_out: JsonFlag = False) -> None:
+def _recorded_ids(ctx: typer.Context) -> list[str]:
+    """The snapshot ids the warehouse (--db) recorded, which an --expect-id prefix must not share
+    with the snapshot verified; none when there is no warehouse there."""
+    from evalhouse.errors import WarehouseError
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.snapshot import recorded_snapshot_ids
+
+    path = db_path(ctx)
+    if not path.exists():
+        return []
+    try:
+        with Warehouse.open(path, read_only=True) as wh:
+            return recorded_snapshot_ids(wh.con)
+    except WarehouseError as exc:  # held by a writer, or not migrated: the manifest's own id decides
+        console.print(f"[yellow]note:[/] not checking --expect-id against {path}'s snapshots: {exc}", highlight=False)
+        return []
+
+
+def verify(ctx: typer.Context, directory: SnapshotDir, expect_id: ExpectId = None, json_out: JsonFlag = False) -> None:
     """Re-hash every file of a snapshot against its manifest (and, with --expect-id, its id).
 
     Names every changed, missing or extra file, a symbolic link, a hand-edited manifest and an
     id other than the expected one; exits 1 if there is any, 2 if the folder is not a snapshot
-    at all or its manifest is malformed (checked before any file is read).
+    at all or its manifest is malformed (checked before any file is read). The files counted are
+    the manifest's and the manifest itself, as 'snapshot create' counts them. --expect-id takes the
+    whole id or a prefix of at least 6 hex digits; a prefix that other snapshots the warehouse
+    recorded begin with too is refused (exit 2) naming them.
     """
     from evalhouse.warehouse.snapshot import verify_snapshot
 
     with guard():
-        report = verify_snapshot(directory, expect_id=expect_id)
+        report = verify_snapshot(directory, expect_id=expect_id, known_ids=_recorded_ids(ctx) if expect_id else ())
     if json_out:
         emit_json(report.as_dict())
     elif report.ok:
         out.print(
-            f"ok: snapshot {report.snapshot_id} — {report.checked} files, {_mb(report.bytes_checked)} "
-            "match the manifest"
+            f"ok: snapshot {report.snapshot_id} — {report.checked} files (the manifest included),"
+            f" {_mb(report.bytes_checked)} match the manifest"
         )
     if not report.ok:
         for problem in report.problems():

@@ -49,11 +49,26 @@ def stats(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -
     out.print(table)
     if data["by_source"]:
         per = Table(title="by source")
-        for col in ("source", "evaluations", "scores", "last run"):
+        for col in ("source", "evaluations", "scores", "last run", "last load (quarantined by it)"):
             per.add_column(col)
         for row in data["by_source"]:
-            per.add_row(row["source"], f"{row['evaluations']:,}", f"{row['scores']:,}", str(row["last_status"]))
+            per.add_row(
+                row["source"],
+                f"{row['evaluations']:,}",
+                f"{row['scores']:,}",
+                str(row["last_status"]),
+                _last_load(row),
+            )
         out.print(per)
+
+
+def _last_load(row: dict[str, Any]) -> str:
+    """The last run that loaded rows: its status and what it quarantined (shown until a load replaces it)."""
+    if row["last_load_status"] is None:
+        return "none"
+    if row["last_load_status"] == row["last_status"]:
+        return f"same ({row['last_load_quarantined']:,} quarantined)"
+    return f"{row['last_load_status']} ({row['last_load_quarantined']:,} quarantined)"
 
 
 def import_eee(

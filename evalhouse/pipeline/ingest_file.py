@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from pathlib import Path
 
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest
 from evalhouse.pipeline import items_ingest, ledger
-from evalhouse.pipeline.refresh import RefreshOptions, resolve_key
+from evalhouse.pipeline.refresh import RefreshOptions, refresh_source, resolve_key, saved_path, site_root
 from evalhouse.pipeline.source_run import SourceRun, store_fetch
 from evalhouse.pipeline.targets import refresh_targets
 from evalhouse.warehouse.db import Warehouse
@@ -37,6 +39,8 @@ def ingest_file(
         # harness logs: local run files or directories, bundled, without the HTTP client's size cap
         return items_ingest.ingest_item_path(wh, store, module, location, run.ctx)
     path = Path(location)
+    if path.is_dir():
+        return ingest_saved_site(wh, store, run, path, options)
     request = FetchRequest(path.resolve().as_uri() if path.exists() else location, label=path.name)
     with options.client_factory(None) as client:
         try:
@@ -49,6 +53,32 @@ def ingest_file(
     if isinstance(items, ledger.RunResult):
         return items
     return run.load(entries, items)
+
+
+def ingest_saved_site(
+    wh: Warehouse, store: RawStore, run: SourceRun, folder: Path, options: RefreshOptions
+) -> ledger.RunResult:
+    """A saved copy of a source's site: its pages read from ``folder`` as a refresh reads them from
+    the live site (the start pages the source plans, then the links they hold), with the same
+    drift guards; a linked page the copy lacks is a missing page. ``run`` stands for the run when
+    the folder cannot be read as the site at all."""
+    from evalhouse.ingest.source import SourceState  # noqa: PLC0415 - only a folder needs it
+
+    module = run.module
+    key = module.SOURCE.key
+    if not module.SOURCE.default_urls:
+        return run.record("failed", [], f"{folder} is a folder: {key} reads one file or URL per run; give a file")
+    planned = module.plan(SourceState(env=dict(os.environ if options.env is None else options.env)))
+    root = site_root(planned)
+    names = [saved_path(r.url, root, Path()).as_posix() for r in planned]
+    if not any(saved_path(r.url, root, folder).is_file() for r in planned):
+        return run.record(
+            "failed",
+            [],
+            f"{folder} is a folder without any of {key}'s start pages ({', '.join(names)}): give the folder of a saved"
+            f" copy of its site ({root}), or one of its payload files",
+        )
+    return refresh_source(wh, store, module, replace(options, saved_site=folder))
 
 
 def ingest_paths(

@@ -17,7 +17,9 @@ import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from evalhouse.common import progress
 from evalhouse.common.collector import collector_paused
@@ -78,6 +80,8 @@ class RefreshOptions:
     on_done: Callable[[ledger.RunResult], None] | None = None  # ... and ends
     accept_drift: Collection[str] = ()  # sources whose row-drop guard a person waives for this run
     crawl_settings: Mapping[str, Any] | None = None  # scrapy setting overrides for crawled sources
+    # a saved copy of a source's site: its files stand for the pages (read, never fetched; an 'ingest' run)
+    saved_site: Path | None = None
 
 
 def source_state(wh: Warehouse, key: str, env: Mapping[str, str]) -> SourceState:
@@ -259,6 +263,9 @@ def _with_decisions(run: SourceRun, accepted: list[guards.Verdict]) -> None:
 
 def _gather(run: SourceRun, store: RawStore, options: RefreshOptions, state: SourceState) -> Gathered:
     requests = run.module.plan(state)
+    if options.saved_site is not None:  # the saved files, read as the pages they stand for; links followed there
+        with options.client_factory(None) as client:
+            return _gather_http(client, run, saved_requests(requests, options.saved_site), store)
     with options.client_factory(options.mirror) as client:
         if getattr(run.module, "SPIDER", None):  # a crawl goes where the client would: the same mirror
             return _gather_crawl(run, requests, store, mirror=client.mirror, settings=options.crawl_settings)
@@ -266,7 +273,34 @@ def _gather(run: SourceRun, store: RawStore, options: RefreshOptions, state: Sou
 
 
 def _new_run(wh: Warehouse, module: SourceModule, options: RefreshOptions) -> SourceRun:
+    if options.saved_site is not None:
+        return SourceRun(
+            wh, module, "ingest", options.registry, after_load=options.after_load, location=str(options.saved_site)
+        )
     return SourceRun(wh, module, "refresh", options.registry, after_load=options.after_load, mirror=options.mirror)
+
+
+def site_root(requests: list[FetchRequest]) -> str:
+    """The folder URL the planned pages share (``https://host/leaderboard/``): a saved copy of the
+    site keeps them at their paths below it."""
+    common: list[str] = []
+    for segments in zip(*(r.url.split("?", 1)[0].rsplit("/", 1)[0].split("/") for r in requests), strict=False):
+        if len(set(segments)) > 1:
+            break
+        common.append(segments[0])
+    return "/".join(common) + "/"
+
+
+def saved_path(url: str, root: str, saved: Path) -> Path:
+    """Where a saved copy of the site at ``saved`` keeps the page at ``url`` (its query dropped)."""
+    return saved.joinpath(*[p for p in urlsplit(url[len(root) :]).path.split("/") if p not in ("", ".", "..")])
+
+
+def saved_requests(requests: list[FetchRequest], saved: Path) -> list[FetchRequest]:
+    """The planned requests as reads of the saved copy's files (a link a page holds is followed
+    relative to the file, so it stays in the copy)."""
+    root = site_root(requests)
+    return [replace(r, url=saved_path(r.url, root, saved).resolve().as_uri(), params={}) for r in requests]
 
 
 @dataclass(frozen=True)
@@ -288,7 +322,7 @@ def known_of(wh: Warehouse, module: SourceModule, options: RefreshOptions) -> Kn
             "failed", [], f"{spec.key} is read from files: use 'evalhouse ingest {spec.key} PATH'"
         )
     missing = [var for var in spec.required_env if not env.get(var)]
-    if missing and options.mirror:  # a mirror is never sent credentials: replay without them
+    if missing and (options.mirror or options.saved_site):  # never sent credentials: replay without them
         env.update(dict.fromkeys(missing, MIRROR_CREDENTIAL))
     elif missing:
         return _new_run(wh, module, options).record(
@@ -365,7 +399,7 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
         previous,
         guards.policy_for(module),
         accept_drift=spec.key in options.accept_drift,
-        hint="" if options.mirror else f"; {OFFLINE_HINT}",
+        hint="" if options.mirror or options.saved_site else f"; {OFFLINE_HINT}",
         registry=options.registry,
         declared_benchmarks=spec.declares_benchmarks,
     )

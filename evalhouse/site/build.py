@@ -154,6 +154,7 @@ def _write_pages(w: _Writer, data: SiteData, sections: list[Any], note: str) -> 
     w.page(
         "analyses", "analyses.html", "analyses.html.j2", sections=sections, analyses_note=note, validations=validations
     )
+    w.page("whats-new", "whats-new.html", "whats_new.html.j2", known=known)
 
 
 def _prepare(out_dir: Path) -> Path:
@@ -212,6 +213,7 @@ def build_site(
     *,
     analyses: bool = True,
     data_docs: str | os.PathLike[str] | None = None,
+    changes: dict[str, Any] | None = None,
 ) -> SiteSummary:
     """Build the explorer of the snapshot at ``snapshot_dir`` into ``out_dir``.
 
@@ -219,6 +221,8 @@ def build_site(
     analyses on the snapshot and puts their figures on the Analyses page (the slow part: about a
     minute on the Artificial Analysis and Epoch snapshots). ``data_docs``: a built
     great-expectations Data Docs folder (``evalhouse validate --docs``) to copy in and link.
+    ``changes``: the warehouse's last run report (:func:`evalhouse.pipeline.changes.read_latest`),
+    shown on the "What's new" page.
     """
     from evalhouse.site.figures import analysis_sections  # noqa: PLC0415 - matplotlib/sklearn only when asked
 
@@ -235,6 +239,7 @@ def build_site(
         common = {"data": data, "snapshot": data.snapshot, "summary": data.summary, "version": __version__}
         common |= {"base_models": data.base_models, "benchmarks": data.benchmarks, "sources": data.sources}
         common["data_docs"] = docs
+        common["changes"] = changes
         writer = _Writer(staging, common)
         note = "The analyses were not run for this site (built with --no-analyses)."
         _write_pages(writer, data, sections, note)

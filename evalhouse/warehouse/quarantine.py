@@ -19,7 +19,8 @@ def known_sources(con: duckdb.DuckDBPyConnection) -> list[str]:
 def quarantine_report(
     con: duckdb.DuckDBPyConnection, *, source: str | None = None, stage: str | None = None, limit: int = 50
 ) -> dict[str, Any]:
-    """``{"rows": [...], "counts": [...]}``; an unknown source or stage is an :class:`InputError`."""
+    """``{"rows": [...], "counts": [...]}`` of ``source`` and ``stage`` when given (rows: at most
+    ``limit``; counts: all of them); an unknown source or stage is an :class:`InputError`."""
     if source is not None:
         require_choice(source, known_sources(con), "source")
     if stage is not None:
@@ -27,8 +28,6 @@ def quarantine_report(
     cur = con.execute(read_sql("evalhouse.warehouse", "quarantine_rows.sql"), [source, stage, limit])
     cols = [d[0] for d in cur.description]
     rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-    counts = [
-        {"source": s, "stage": st, "n": n}
-        for s, st, n in con.execute(read_sql("evalhouse.warehouse", "quarantine_counts.sql")).fetchall()
-    ]
+    counted = con.execute(read_sql("evalhouse.warehouse", "quarantine_counts.sql"), [source, stage]).fetchall()
+    counts = [{"source": s, "stage": st, "n": n} for s, st, n in counted]
     return {"rows": rows, "counts": counts}

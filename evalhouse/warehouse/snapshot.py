@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -39,7 +40,6 @@ from evalhouse.warehouse.db import Warehouse, views
 from evalhouse.warehouse.eee_export import export_tree
 from evalhouse.warehouse.raw_store import RawStore
 from evalhouse.warehouse.snapshot_manifest import (
-    HEX64_RE,
     MAX_MANIFEST_BYTES,
     SnapshotError,
     check_manifest,
@@ -649,30 +649,53 @@ def _check_file(report: VerifyReport, rel: str, expected: dict[str, Any]) -> Non
     report.details[rel] = note
 
 
-def _expected_id(manifest: dict[str, Any], expect_id: str | None) -> list[str]:
+#: The fewest hex digits an expected snapshot id may be given by (as a score's fingerprint prefix).
+MIN_ID_PREFIX = 6
+
+
+def _expected_id(manifest: dict[str, Any], expect_id: str | None, known: Iterable[str] = ()) -> list[str]:
+    """The problem of a snapshot whose id is not ``expect_id``: a whole id, or a prefix of one that
+    names one snapshot among the manifest's and ``known`` (ids recorded elsewhere, e.g. the
+    warehouse's snapshot table); a prefix several of them begin with is refused, naming them."""
     if expect_id is None:
         return []
-    if not HEX64_RE.match(expect_id):
-        raise SnapshotError(f"--expect-id {expect_id[:80]!r} is not a snapshot id (64 lower-case hex digits)")
-    if manifest["snapshot_id"] == expect_id:
+    text = expect_id.strip().lower()
+    if not (MIN_ID_PREFIX <= len(text) <= 64 and all(c in "0123456789abcdef" for c in text)):
+        raise SnapshotError(
+            f"--expect-id {expect_id[:80]!r} is not a snapshot id nor a prefix of one"
+            f" ({MIN_ID_PREFIX} to 64 hex digits)"
+        )
+    own = manifest["snapshot_id"]
+    matches = sorted({i for i in (own, *known) if i.startswith(text)})
+    if len(matches) > 1:
+        raise SnapshotError(
+            f"--expect-id {text} is ambiguous: snapshots {', '.join(matches)} begin with it; give more digits"
+        )
+    if own.startswith(text):
         return []
-    return [
-        f"snapshot id {manifest['snapshot_id'][:16]}… is not the expected {expect_id[:16]}… "
-        "(a re-sealed or different snapshot)"
-    ]
+    return [f"snapshot id {own[:16]}… is not the expected {text[:16]}… (a re-sealed or different snapshot)"]
 
 
-def verify_snapshot(path: str | os.PathLike[str], *, expect_id: str | None = None) -> VerifyReport:
+def recorded_snapshot_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The ids of the snapshots a warehouse recorded (what an expected id's prefix is checked against)."""
+    return [i for (i,) in con.execute("SELECT snapshot_id FROM snapshot ORDER BY 1").fetchall()]
+
+
+def verify_snapshot(
+    path: str | os.PathLike[str], *, expect_id: str | None = None, known_ids: Iterable[str] = ()
+) -> VerifyReport:
     """Re-hash every file; report changed, missing and extra files and an edited manifest.
 
-    ``expect_id`` (the id an analysis recorded) must equal the manifest's: a manifest is
-    self-consistent by construction, since anyone can recompute its id and seal, so only an id
-    known from elsewhere says the snapshot is the one meant. Raises :class:`SnapshotError` only
-    when ``path`` is not a readable snapshot at all (or its manifest is malformed).
+    ``expect_id`` (the id an analysis recorded, or an unambiguous prefix of it among the
+    manifest's id and ``known_ids``) must name the manifest's: a manifest is self-consistent by
+    construction, since anyone can recompute its id and seal, so only an id known from elsewhere
+    says the snapshot is the one meant. The manifest counts among the files checked (its bytes,
+    id and seal are). Raises :class:`SnapshotError` only when ``path`` is not a readable snapshot
+    at all (or its manifest is malformed, or ``expect_id`` is not an id or is ambiguous).
     """
     manifest, raw = load_manifest(path)
-    problems = _expected_id(manifest, expect_id) + _manifest_problems(manifest, raw)
-    report = VerifyReport(Path(path), manifest, manifest_problems=problems)
+    problems = _expected_id(manifest, expect_id, known_ids) + _manifest_problems(manifest, raw)
+    report = VerifyReport(Path(path), manifest, manifest_problems=problems, checked=1, bytes_checked=len(raw))
     files = sorted(manifest["files"].items())
     for rel, expected in progress.each(files, "snapshot verify: files", total=len(files)):
         if _unsafe(rel):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalhouse.common.resources import read_sql
 from evalhouse.warehouse.db import Warehouse
 
 COUNTS = {
@@ -36,4 +37,19 @@ def stats(wh: Warehouse) -> dict[str, Any]:
             "SELECT source_key, evaluations, scores, quarantined, last_status FROM v_source_status ORDER BY 1"
         ).fetchall()
     ]
+    _with_last_load(wh, out["by_source"])
     return out
+
+
+def _with_last_load(wh: Warehouse, rows: list[dict[str, Any]]) -> None:
+    """Add the last run that loaded rows (status, quarantined, run id) to each source's row: a
+    quiet night's run is ``unchanged`` while that load's quarantine is still in the warehouse."""
+    last = {
+        key: (status, quarantined, run_id)
+        for key, status, quarantined, run_id, _started in wh.con.execute(
+            read_sql("evalhouse.warehouse", "source_last_load.sql")
+        ).fetchall()
+    }
+    for row in rows:
+        status, quarantined, run_id = last.get(row["source"], (None, None, None))
+        row.update(last_load_status=status, last_load_quarantined=quarantined, last_load_run_id=run_id)

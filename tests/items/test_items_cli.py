@@ -144,3 +144,28 @@ def test_a_missing_or_broken_welfare_folder_is_bad_input(tmp_path: Path) -> None
         for args in (["analyze", "items", "--n-boot", "10"], ["report", "--no-record", "--live"]):
             result = runner.invoke(app, ["--db", db, *args, "--welfare", str(folder)])
             assert result.exit_code == 2 and why in result.output, (args, result.output[-400:])
+
+
+def test_the_kept_and_excluded_counts_say_which_rule_they_count(tmp_path: Path) -> None:
+    """'noise kept' is what the noise rule keeps; each rule's exclusions are printed as that rule's,
+    counted here from the items file the audit wrote."""
+    db = str(tmp_path / "w.duckdb")
+    _run("--db", db, "simulate-panel", "--items", "240", "--json")
+    args = ["--db", db, "analyze", "items", "--n-boot", "20", "--out", str(tmp_path / "out")]
+    text = runner.invoke(app, args)
+    assert text.exit_code == 0, text.output
+    items = pd.read_csv(tmp_path / "out" / "items.csv")
+    n = len(items)
+    kept_noise = int(items["excluded_noise"].isna().sum())
+    kept_impr = int(items["excluded_improvability"].isna().sum())
+    assert kept_impr < n  # the simulated panel has items the improvability rule excludes
+    out = " ".join(text.stdout.split())
+    assert f"the noise rule keeps {kept_noise:,} of {n:,} items" in out
+    assert f"the improvability rule keeps {kept_impr:,} of {n:,}" in out
+    for reason, count in items["excluded_improvability"].value_counts().items():
+        assert f"excluded by the improvability rule: {count:,} — {reason}" in out
+    assert f"excluded by either rule: {int(items['excluded'].notna().sum()):,} of {n:,} items" in out
+    summary = _run(*args, "--json")
+    noise_kept_column = sum(b["n_noise_items"] for b in summary["benchmarks"])
+    assert noise_kept_column == kept_noise  # the table's 'noise kept' column adds up to the rule's count
+    assert summary["excluded_by_rule"]["improvability"] == items["excluded_improvability"].value_counts().to_dict()

@@ -158,7 +158,49 @@ def test_create_writes_the_layout_and_verify_passes(built: tuple[Path, Path]) ->
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["ok"] and report["snapshot_id"] == manifest["snapshot_id"]
-    assert report["files_checked"] == len(manifest["files"])
+    assert report["files_checked"] == len(manifest["files"]) + 1  # and the manifest, as 'create' counts
+    manifest_bytes = (s1 / MANIFEST).stat().st_size
+    assert report["bytes_checked"] == sum(f["bytes"] for f in manifest["files"].values()) + manifest_bytes
+
+
+def test_create_and_verify_count_the_same_files_and_bytes(built: tuple[Path, Path], tmp_path: Path) -> None:
+    db = shutil.copy(built[0], tmp_path / "w.duckdb")
+    made = cli_invoke(["--db", str(db), "snapshot", "create", str(tmp_path / "s"), "--json"])
+    assert made.exit_code == 0, made.output
+    created = json.loads(made.stdout)
+    checked = json.loads(cli_invoke(["snapshot", "verify", str(tmp_path / "s"), "--json"]).stdout)
+    on_disk = [p for p in (tmp_path / "s").rglob("*") if p.is_file()]  # what the folder holds, counted here
+    assert created["files"] == checked["files_checked"] == len(on_disk)
+    assert created["bytes"] == checked["bytes_checked"] == sum(p.stat().st_size for p in on_disk)
+    text = cli_invoke(["snapshot", "verify", str(tmp_path / "s")]).output
+    assert f"{len(on_disk)} files (the manifest included)" in text
+
+
+def test_expect_id_takes_an_unambiguous_prefix_and_refuses_an_ambiguous_one(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    db = Path(shutil.copy(built[0], tmp_path / "w.duckdb"))
+    s1 = built[1]
+    sid = json.loads((s1 / MANIFEST).read_text())["snapshot_id"]
+    verify = ["--db", str(db), "snapshot", "verify", str(s1)]
+    assert cli_invoke([*verify, "--expect-id", sid[:8]]).exit_code == 0
+    assert cli_invoke([*verify, "--expect-id", sid[:8].upper()]).exit_code == 0
+    other = "0" * 64 if not sid.startswith("0") else "f" * 64
+    wrong = cli_invoke([*verify, "--expect-id", other[:12]])
+    assert wrong.exit_code == 1 and "is not the expected" in wrong.output
+    short = cli_invoke([*verify, "--expect-id", sid[:5]])
+    assert short.exit_code == 2 and "6 to 64 hex digits" in short.output
+    # a second snapshot recorded in the warehouse whose id begins the same way
+    twin = sid[:10] + ("0" if sid[10] != "0" else "1") * 54
+    with Warehouse.open(db) as wh, wh.transaction() as con:
+        con.execute(
+            "INSERT INTO snapshot (snapshot_id, name, created_at, path, manifest) VALUES (?, 'twin', now(), '', '{}')",
+            [twin],
+        )
+    ambiguous = cli_invoke([*verify, "--expect-id", sid[:8]])
+    assert ambiguous.exit_code == 2 and "ambiguous" in ambiguous.output
+    assert sid in ambiguous.output and twin in ambiguous.output
+    assert cli_invoke([*verify, "--expect-id", sid[:11]]).exit_code == 0  # one more digit tells them apart
 
 
 def content(manifest: dict[str, Any]) -> dict[str, Any]:

@@ -138,6 +138,11 @@ def analyze_items(  # noqa: PLR0913 - the CLI's options, keyword-only
         "suites": audit.suites_,
         "n_items": len(items),
         "excluded": {k: int(v) for k, v in items["excluded"].value_counts().items()},
+        # each rule on its own (an item may fail both; "excluded" names the improvability rule first)
+        "excluded_by_rule": {
+            rule: {k: int(v) for k, v in items[f"excluded_{rule}"].value_counts().items()}
+            for rule in ("noise", "improvability")
+        },
         "cheapest_axis": {k: float(v) for k, v in items["cheapest_axis"].value_counts(normalize=True).items()},
         "benchmarks": audit.benchmarks_.to_dict("records"),
         "files": files,

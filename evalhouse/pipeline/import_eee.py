@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from evalhouse.common import progress
 from evalhouse.common.collector import collector_paused
+from evalhouse.curation.plausibility import judge_units
 from evalhouse.curation.registry import Registry, load_registry
 from evalhouse.errors import InputError
 from evalhouse.pipeline.ledger import (
@@ -172,7 +173,7 @@ class _TreeReader:
             failures: list[ParseItem] = []
             samples, samples_sha = self._samples(samples_file, record, failures)
             yield from failures
-            yield ParsedRecord(
+            parsed = ParsedRecord(
                 record=record,
                 locator=repo_path,
                 samples=samples,
@@ -182,6 +183,7 @@ class _TreeReader:
                 json_text=True,
                 record_json=written,
             )
+            yield from judge_units([parsed])  # a file is one payload: its units judged against its values
 
     def again(self, files: list[TreeFile]) -> Iterator[ParseItem]:
         """:meth:`items` from the start, forgetting what the last pass kept and skipped."""

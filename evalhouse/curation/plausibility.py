@@ -48,6 +48,8 @@ PERCENT_OUTLIER_SHARE = 0.10
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, int) and value.bit_length() > 128:  # repr() refuses integers past 4,300 digits
+        return f"(an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits)"
     text = repr(value)
     return text if len(text) <= 40 else f"{text[:18]}…{text[-8:]} ({len(text)} characters)"
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -99,6 +100,8 @@ def as_float(value: Any) -> float | None:
     """A finite number from a number, a numeric string or a bool; else None."""
     if isinstance(value, bool):
         return 1.0 if value else 0.0
+    if isinstance(value, int) and abs(value) > sys.float_info.max:  # 10^400: float() would overflow
+        return None
     if isinstance(value, int | float):
         return float(value) if math.isfinite(value) else None
     if isinstance(value, str):

@@ -172,12 +172,11 @@ class _TreeReader:
                 yield fail(f"not readable as JSON: {exc}", data[:2000].decode("utf-8", "replace"))
                 continue
             failures: list[ParseItem] = []
-            samples, samples_sha = self._samples(samples_file, record, failures)
+            samples_sha = self._samples(samples_file, record, failures)
             yield from failures
             parsed = ParsedRecord(
                 record=record,
                 locator=repo_path,
-                samples=samples,
                 samples_sha256=samples_sha,
                 datastore_path=repo_path if AGGREGATE_RE.match(file.path.name) else None,
                 raw_sha256=entry.sha256,
@@ -211,20 +210,19 @@ class _TreeReader:
             return True
         return sha256_bytes(data) not in self.known
 
-    def _samples(
-        self, samples_file: TreeFile | None, record: Any, items: list[ParseItem]
-    ) -> tuple[list[dict] | None, str | None]:
+    def _samples(self, samples_file: TreeFile | None, record: Any, items: list[ParseItem]) -> str | None:
         """Validate the companion ``_samples.jsonl`` line by line, within the samples budgets
         (:mod:`evalhouse.ingest.budgets`); bad lines, and a file over a budget, become failures
-        in ``items``. The lines are checked, not kept: the aggregate record is what loads."""
+        in ``items``. The lines are checked, not kept: the aggregate record is what loads. Returns
+        the samples file's sha256 when it was read."""
         if samples_file is None:
-            return None, None
+            return None
         budgets = Budgets.from_env()
         try:
             data = read_file(samples_file, self.real_root, size_check=partial(check_samples_size, budgets=budgets))
         except Refused as exc:  # the aggregate still loads; its samples file is refused with the reason
             items.append(ParseFailure(f"data/{samples_file.rel}", str(exc)))
-            return None, None
+            return None
         rel, entry = self._keep(samples_file, "application/x-ndjson", data)
         # the instance model is built (~14 ms) by the first import that has samples, not by every one
         from evalhouse.schema.eee import InstanceRecord  # noqa: PLC0415
@@ -248,7 +246,7 @@ class _TreeReader:
                     items.append(fail("instance evaluation_id does not match its aggregate", payload=payload))
         except BudgetExceeded as exc:
             items.append(ParseFailure(rel, str(exc), raw_sha256=entry.sha256))
-        return None, entry.sha256
+        return entry.sha256
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import resource
 import sys
 import uuid
@@ -127,3 +128,16 @@ def test_the_archive_budgets_are_configurable(tmp_path: Path, env: str, value: s
     monkeypatch.setenv(env, value)
     with pytest.raises(ParseError, match=words):
         read_zip(body)
+
+
+def test_a_samples_file_over_its_budget_is_refused_unread(tmp_path: Path, figures) -> None:
+    path = tmp_path / f"{uuid.uuid4()}_samples.jsonl"
+    path.write_bytes(b"{}\n" * 700_000)  # 2.1 MB, past a budget of 1 MB
+    env = {**os.environ, "EVALHOUSE_SAMPLES_BYTES": "1MB"}
+    args = ["--db", str(tmp_path / "w.duckdb"), "ingest", "eee-instances", str(path), "--json"]
+    code, out, err, _peak = run_measured([sys.executable, "-m", "evalhouse", *args], preexec_fn=_limit, env=env)
+    run = json.loads(out) if out.strip() else {}
+    error = run.get("error") or ""
+    ok = code == 1 and run.get("status") == "failed" and "more than the 1,000,000 bytes samples-file budget" in error
+    figures.fault("bombs", "samples file past its budget (ingest)", ok, f"exit {code}: {error}")
+    assert ok, (code, error, err[-2000:])

@@ -270,3 +270,18 @@ def test_a_fraction_among_aider_percentages_is_refused(shared: Path, tmp_path: P
     ok = ok and f"{value / 100:g} reads as a fraction among percentages" in quarantined[0][1]
     figures.fault("bad rows (real payloads)", "aider pass_rate_2 as a fraction", ok, f"{run['status']} {quarantined}")
     assert ok, (run, quarantined, scores, expected)
+
+
+def test_an_aider_rate_of_10_to_the_400_is_one_refused_cell(shared: Path, tmp_path: Path, figures) -> None:
+    source = shared / "datasets/real-payloads-2026-12/aider-polyglot/polyglot_leaderboard.yml"
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("pass_rate_1:"))
+    lines[at] = lines[at].split(":", 1)[0] + f": {BIG}\n"
+    path = tmp_path / source.name
+    path.write_text("".join(lines), encoding="utf-8")
+    expected = _results("aider-polyglot", source.read_bytes(), source.name)
+    run, quarantined, scores = _ingest(tmp_path, "aider-polyglot", path)
+    ok = run["status"] == "partial" and scores == expected - 1 and len(quarantined) == 1
+    ok = ok and quarantined[0][0].endswith(".pass_rate_1") and "does not fit a 64-bit float" in quarantined[0][1]
+    figures.fault("bad rows (real payloads)", "aider pass_rate_1 of 10^400", ok, f"{run['status']} {quarantined}")
+    assert ok, (run, quarantined, scores, expected)

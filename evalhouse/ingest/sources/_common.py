@@ -130,6 +130,8 @@ def fact_text(value: Any) -> str | None:
         return None
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and abs(value) > sys.float_info.max:  # no float holds it, as for infinity
+        return None
     if isinstance(value, int | float):
         return repr(float(value)) if math.isfinite(value) else None
     text = str(value).strip()

@@ -31,6 +31,7 @@ class Figures:
     fuzzed: Counter = field(default_factory=Counter)  # parser -> inputs
     unhandled: Counter = field(default_factory=Counter)  # parser -> unhandled exceptions
     rows_lost: int = 0
+    peak_memory: dict[str, int] = field(default_factory=dict)  # hostile input -> peak resident bytes
 
     def fault(self, area: str, case: str, survived: bool, why: str = "") -> None:
         self.faults_tried[area] += 1
@@ -51,6 +52,7 @@ class Figures:
             "inputs_fuzzed": dict(sorted(self.fuzzed.items())),
             "unhandled_exceptions": sum(self.unhandled.values()),
             "rows_lost": self.rows_lost,
+            "peak_memory_bytes": dict(sorted(self.peak_memory.items())),
         }
 
 
@@ -87,6 +89,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     write("inputs fuzzed per parser: " + ", ".join(f"{k} {v}" for k, v in data["inputs_fuzzed"].items()))
     write(f"unhandled exceptions: {data['unhandled_exceptions']}")
     write(f"rows lost: {data['rows_lost']}")
+    for name, peak in data["peak_memory_bytes"].items():
+        write(f"peak memory reading {name}: {peak / 2**20:,.0f} MiB")
     out = os.environ.get("EVALHOUSE_FAULT_FIGURES")
     if out:
         Path(out).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

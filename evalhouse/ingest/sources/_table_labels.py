@@ -254,8 +254,17 @@ def known(text: str) -> Benchmark | None:
     name = " ".join(DECOR_RE.sub(" ", SHOTS_RE.sub(" ", text)).split())
     for cand in dict.fromkeys((" ".join(DECOR_RE.sub(" ", text).split()), name)):
         if cand and (bench := registry.benchmark_for(cand, SOURCE_KEY)) is not None:
+            if _only_by_id(cand, bench) and family_of(cand) is not None:
+                return None  # "AIME" is the id of AIME 2024 but the name of a family: which year?
             return bench
     return None
+
+
+def _only_by_id(text: str, bench: Benchmark) -> bool:
+    key = normalise_alias(text)
+    named = {normalise_alias(a) for a in (bench.name, *bench.aliases)}
+    named |= {normalise_alias(a) for a in bench.source_aliases.get(SOURCE_KEY, ())}
+    return key == normalise_alias(bench.id) and key not in named
 
 
 def family_of(text: str) -> str | None:
@@ -285,6 +294,7 @@ class Named:
     name: str  # the label as the table writes it (the part that names the benchmark)
     group: tuple[str, ...]  # wider headers above it
     how: str  # how the name was read (recorded with every value)
+    parts: tuple[str, ...] = ()  # the label's own levels, when it was printed over several
 
 
 def name_benchmark(reading: Reading) -> Named | None:
@@ -304,12 +314,13 @@ def name_benchmark(reading: Reading) -> Named | None:
                 elif len(parts) > 1:
                     how += f" (label printed over {len(parts)} rows, joined)"
                 return Named(bench, cand, tuple(group) if not with_group else (), how)
-    return Named(None, " ".join(own), tuple(group), "")
+    return Named(None, " ".join(own), tuple(group), "", tuple(own) if len(own) > 1 else ())
 
 
 def group_benchmark(named: Named) -> Benchmark | None:
-    """A registry benchmark named by a wider header above an unknown label (a subset: never guessed)."""
-    return next((b for g in named.group if (b := known(g)) is not None), None)
+    """A registry benchmark an unknown label sits under: named by a wider header above it, or by one
+    of its own levels ("AIME 2024" over "Easy"): a subset, never guessed into a benchmark."""
+    return next((b for g in (*named.group, *named.parts) if (b := known(g)) is not None), None)
 
 
 # -- models and rows ----------------------------------------------------------------------------

@@ -5,8 +5,12 @@
 metric, scale) into candidate rows, and each model row of a table becomes one EEE record whose
 results carry the table number, row, column, caption, cell text, header path, bold/underline and
 footnote marks. A table or cell whose meaning the text does not settle is refused with that
-locator - never guessed. Provenance is the arXiv id and version; the numbers are the authors'
-claims (tier 4), and who ran them is unknown (papers copy baselines from other papers).
+locator - never guessed. A benchmark the registry does not know is named by the paper's own header
+and registered provisionally when loaded (this source's kind is self-describing); an average column
+is a composite of its own table. Provenance is the arXiv id and version; the numbers are the
+authors' claims (tier 4), and who ran them is unknown (papers copy baselines from other papers)
+unless a column says so ("paper" / "ours": one record per model and provenance).
+See docs/sources-papers.md.
 """
 
 from __future__ import annotations

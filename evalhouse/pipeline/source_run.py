@@ -38,9 +38,10 @@ class Fetched:
     meta: FetchMeta
 
 
-#: Source kinds whose records name their own tasks (a harness log's task ids): a task the registry
-#: does not know becomes a provisional benchmark with a recorded decision, never a quarantined score.
-SELF_DESCRIBING_KINDS = ("harness_log",)
+#: Source kinds whose records name their own tasks (a harness log's task ids, a paper table's
+#: headers): a task the registry does not know becomes a provisional benchmark with a recorded
+#: decision, never a quarantined score.
+SELF_DESCRIBING_KINDS = ("harness_log", "paper")
 
 
 def source_row(module: SourceModule) -> ledger.SourceRow:

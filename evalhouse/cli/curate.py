@@ -220,6 +220,37 @@ def benchmark_links(json_out: JsonFlag = False) -> None:
     out.print(table)
 
 
+def rederive(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
+    """Derive every stored score's configuration, benchmark and cell again under the current rules.
+
+    After an edit to the setup policy, the benchmark links, the benchmark or metric registries or
+    the name rules, this moves what changed in place, without fetching (one transaction): an
+    evaluation whose model now resolves to another configuration, a score whose result now
+    canonicalises to another benchmark or metric (its value scaled again from its raw value), a
+    score whose setup now has another cell key. Each change is a curation decision
+    (configuration_rederived, benchmark_rederived, cell_rederived). A result the rules would now
+    refuse is left as it is and counted: 'evalhouse reparse --source S' quarantines it with the
+    reason. Upgrading a warehouse to a new evalhouse does this by itself (a migration).
+    """
+    from evalhouse.curation.registry import load_registry
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.rederive import rederive as rederive_all
+
+    with guard(), Warehouse.open(db_path(ctx, db)) as wh, wh.transaction() as con:
+        report = rederive_all(con, load_registry(), cause="evalhouse curate rederive")
+    data = report.as_dict()
+    if json_out:
+        emit_json(data)
+        return
+    out.print(
+        f"{data['evaluations']:,} evaluations and {data['scores_read']:,} scores read; moved: "
+        f"{data['configurations']:,} evaluations to another configuration, {data['groups']:,} groups to another "
+        f"benchmark or metric, {data['setups']:,} setups to another cell key ({data['scores_moved']:,} scores); "
+        f"{data['refused']:,} scores the rules would now refuse left as they are; {data['decisions']:,} decisions",
+        highlight=False,
+    )
+
+
 def quarantine_list(
     ctx: typer.Context,
     source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
@@ -256,6 +287,7 @@ def register(app: typer.Typer) -> None:
     curate.command("policy")(policy)
     curate.command("setup-policy")(setup_policy)
     curate.command("benchmark-links")(benchmark_links)
+    curate.command("rederive")(rederive)
     app.add_typer(curate, name="curate")
     quarantine = typer.Typer(help="What was refused, with reasons and locators.", no_args_is_help=True)
     quarantine.command("list")(quarantine_list)

@@ -91,6 +91,7 @@ class _Group:
     provisional_metric: Metric | None = None
     candidate_benchmark: str | None = None
     linked_from: str | None = None  # the namespaced benchmark benchmark_links.yaml linked to this one
+    stated_metric: str | None = None  # the metric as the record names it, when a link renamed it
     rejection: str | None = None
 
 
@@ -222,7 +223,7 @@ class Canonicaliser:
         return CanonicalGroup(
             rejection=None,
             benchmark_raw=names.raw,
-            metric_raw=metric_raw or metric.id,
+            metric_raw=metric_raw or group.stated_metric or metric.id,
             benchmark_id=group.benchmark.id,
             subset=group.subset,
             metric_id=metric.id,
@@ -287,7 +288,7 @@ class Canonicaliser:
             benchmark_raw=names.raw,
             subset=group.subset,
             metric_id=metric.id,
-            metric_raw=metric_raw or metric.id,
+            metric_raw=metric_raw or group.stated_metric or metric.id,
             raw_value=raw_value,
             raw_unit=group.raw_unit,
             value=value,
@@ -333,10 +334,11 @@ class Canonicaliser:
         metric, provisional_metric, metric_step = self._metric(names, config, collection or source_key)
         if metric is None:
             return _Group(rejection=metric_step)
+        stated = None
         if link is not None and metric.id in link.metrics:
             meant = self.registry.metrics[link.metrics[metric.id]]
             metric_step += f"; {metric.id} -> {meant.id} (benchmark_links.yaml: {link.benchmark} states {link.metric})"
-            metric, provisional_metric = meant, None
+            stated, metric, provisional_metric = metric.id, meant, None
         steps.append(metric_step)
         declared_lib = config.get("lower_is_better")
         if declared_lib is not None and bool(declared_lib) != metric.lower_is_better:
@@ -376,6 +378,7 @@ class Canonicaliser:
             provisional_metric=provisional_metric,
             candidate_benchmark=candidate,
             linked_from=link.benchmark if link is not None else None,
+            stated_metric=stated,
         )
 
     def _benchmark(

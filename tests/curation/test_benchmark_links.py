@@ -104,3 +104,65 @@ def test_curate_benchmark_links_lists_each_link_and_its_check() -> None:
     kinds = {(lk["benchmark"], lk["kind"], lk.get("same_as") or lk.get("apart_from")) for lk in data["links"]}
     assert ("hfopenllm_v2.gpqa", "same_as", "open_llm_leaderboard_v2.gpqa") in kinds
     assert ("hfopenllm_v2.gpqa", "apart_from", "gpqa_diamond") in kinds
+
+
+# -- the pinned corpus: Epoch + AA (real refresh), the legacy datastore, the shared model cards ----
+
+
+@pytest.fixture(scope="module")
+def corpus(real_warehouse: Path, shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from realwarehouse import copy_warehouse
+
+    from evalhouse.pipeline.import_eee import import_tree
+    from evalhouse.pipeline.ingest_file import ingest_file
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.raw_store import RawStore
+
+    db = copy_warehouse(real_warehouse, tmp_path_factory.mktemp("corpus"))
+    store = RawStore(db.with_suffix(".raw"))
+    with Warehouse.open(db) as wh:
+        import_tree(wh, shared / "datasets" / "eee-datastore-legacy", store)
+        for card in sorted((shared / "formats" / "hf-model-cards").glob("*.README.md")):
+            ingest_file(wh, store, "model-cards", str(card))
+    return db
+
+
+@pytest.mark.slow
+def test_on_the_pinned_corpus_the_leaderboards_numbers_meet_in_its_benchmarks(corpus: Path) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(corpus), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM score WHERE benchmark_id LIKE 'hfopenllm_v2.%'").fetchone()[0] == 0
+        by_source = dict(con.execute(
+            "SELECT source_key, count(*) FROM score WHERE benchmark_id = 'open_llm_leaderboard_v2.gpqa' GROUP BY 1"
+        ).fetchall())  # fmt: skip
+        assert by_source["eee-hfopenllm-v2"] == 2365 and by_source["model-cards"] >= 5
+        assert (
+            con.execute(
+                "SELECT count(*) FROM score WHERE benchmark_id = 'gpqa_diamond' AND source_key LIKE 'eee-%'"
+            ).fetchone()[0]
+            == 0
+        )
+        linked = con.execute(
+            "SELECT json_extract_string(subject, '$.id'), json_extract_string(subject, '$.linked_to')"
+            " FROM curation_decision WHERE kind = 'benchmark_link' ORDER BY 1"
+        ).fetchall()
+        assert dict(linked)["hfopenllm_v2.gpqa"] == "open_llm_leaderboard_v2.gpqa" and len(linked) == 6
+    finally:
+        con.close()
+    data = json.loads(CliRunner().invoke(app, ["--db", str(corpus), "stats", "--json"]).output)
+    assert data["cells_with_several_sources"] >= 22 and data["source_pairs"]
+    # one model both report: the card's number (the leaderboard's normalised GPQA) and the
+    # collection's (the raw acc_norm) now share the benchmark; the near miss says what still differs
+    out = CliRunner().invoke(app, ["--db", str(corpus), "conflicts", "--model", "SeaLLMs/SeaLLMs-v3-7B-Chat",
+                                   "--benchmark", "open_llm_leaderboard_v2.gpqa", "--json"])  # fmt: skip
+    assert out.exit_code == 0, out.output
+    near = json.loads(out.output)["near_misses"]
+    [pair] = [p for p in near["pairs"] if {*p["a"]["sources"], *p["b"]["sources"]} == {"eee-hfopenllm-v2",
+                                                                                          "model-cards"}]  # fmt: skip
+    assert pair["a"]["benchmark_id"] == pair["b"]["benchmark_id"] == "open_llm_leaderboard_v2.gpqa"
+    parts = {d["part"]: {d["a"], d["b"]} for d in pair["apart_by"]}
+    assert parts["metric"] == {"normalized_accuracy", "normalized_score"}
+    assert parts["configuration"] == {"seallms/seallms-v3-7b-chat", "seallms/seallms-v3-7b-chat|precision=bfloat16"}
+    assert parts["setup shots"] == {None, "0"}

@@ -165,3 +165,25 @@ def test_conflicts_names_what_kept_a_base_models_cells_apart(real_warehouse: Pat
         assert [d["part"] for d in pair["apart_by"]] == ["configuration"]
     text = cli(real_warehouse, "conflicts", "--model", "GPT-4o", "--benchmark", "GPQA Diamond")
     assert "near misses:" in text and "kept apart by:" in text and "configuration:" in text
+
+
+def test_the_site_prints_the_rule_that_decided(real_snapshot: Path, tmp_path: Path) -> None:
+    out = runner.invoke(app, ["site", str(tmp_path / "site"), "--snapshot", str(real_snapshot), "--no-analyses"])
+    assert out.exit_code == 0, out.output
+    pages = {p.name: p.read_text() for p in (tmp_path / "site").rglob("*.html")}
+    gpqa = next(text for name, text in pages.items() if name.startswith("gpqa_diamond-"))
+    assert 'class="meta decision"' in gpqa and "by tiebreak" in gpqa  # the AA/Epoch cells: nothing else decided
+    assert any('<dt>decided by</dt><dd class="decision">tiebreak: equal on policy' in text for text in pages.values())
+
+
+def test_the_site_reads_a_snapshot_whose_canonical_view_predates_the_decision_columns() -> None:
+    from evalhouse.site.data import _decisions
+
+    con = duckdb.connect()
+    con.execute("CREATE VIEW v_scores_canonical AS SELECT 'c' AS cell_id, 2 AS n_candidates")
+    assert _decisions(con) == {}
+    con.execute(
+        "CREATE OR REPLACE VIEW v_scores_canonical AS SELECT 'c' AS cell_id, 2 AS n_candidates,"
+        " 'tier' AS decided_by, 'source tier 1 before tier 2' AS decision, ['a', 'b'] AS candidate_sources"
+    )
+    assert _decisions(con) == {"c": ("tier", "source tier 1 before tier 2")}

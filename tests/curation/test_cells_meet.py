@@ -171,7 +171,7 @@ def test_the_site_prints_the_rule_that_decided(real_snapshot: Path, tmp_path: Pa
     out = runner.invoke(app, ["site", str(tmp_path / "site"), "--snapshot", str(real_snapshot), "--no-analyses"])
     assert out.exit_code == 0, out.output
     pages = {p.name: p.read_text() for p in (tmp_path / "site").rglob("*.html")}
-    gpqa = next(text for name, text in pages.items() if name.startswith("gpqa_diamond-"))
+    gpqa = next(text for name, text in pages.items() if name.startswith("gpqa-diamond-"))
     assert 'class="meta decision"' in gpqa and "by tiebreak" in gpqa  # the AA/Epoch cells: nothing else decided
     assert any('<dt>decided by</dt><dd class="decision">tiebreak: equal on policy' in text for text in pages.values())
 

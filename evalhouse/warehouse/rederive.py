@@ -44,8 +44,8 @@ from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.load_rows import RecordContext, dump, identity_rows, provisional_row, release_evidence
 from evalhouse.warehouse.registry_sync import sync_registry
 
-TEMPORARY = ("_rederive_score", "_rederive_eval", "_rederive_group", "_rederive_value", "_rederive_setup",
-             "_rederive_move")  # fmt: skip
+TEMPORARY = ("_rederive_score", "_rederive_eval", "_rederive_group", "_rederive_value", "_rederive_stay",
+             "_rederive_setup", "_rederive_move")  # fmt: skip
 
 
 @dataclass
@@ -161,6 +161,7 @@ def _groups(con: duckdb.DuckDBPyConnection, registry: Registry, report: Rederive
         " metric_id TEXT, raw_unit TEXT, unit TEXT, lower_is_better BOOLEAN, steps TEXT[], was JSON)"
     )
     con.execute("CREATE OR REPLACE TEMPORARY TABLE _rederive_value (score_id BIGINT, value DOUBLE)")
+    con.execute("CREATE OR REPLACE TEMPORARY TABLE _rederive_stay (score_id BIGINT)")
     moved, provisional, refused = [], {"benchmark": {}, "metric": {}}, []
     for group_id, source_key, collection, key, self_describing, result, *old in found:
         new = canonicalisers[bool(self_describing)].group(
@@ -216,7 +217,7 @@ def _revalue(con: duckdb.DuckDBPyConnection, moved: list[tuple[Any, ...]], repor
     if values:
         con.executemany("INSERT INTO _rederive_value VALUES (?, ?)", values)
     if stay:  # refused under the new group: the score keeps its old group (and counts as refused)
-        con.execute("DELETE FROM _rederive_score WHERE list_contains(?, score_id)", [stay])
+        con.execute("INSERT INTO _rederive_stay SELECT unnest(?::BIGINT[])", [stay])
         report.refused += len(stay)
 
 

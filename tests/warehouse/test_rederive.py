@@ -203,3 +203,30 @@ def test_re_deriving_again_changes_nothing(upgraded: dict) -> None:
     assert {k: report[k] for k in ("configurations", "groups", "setups", "scores_moved", "refused", "decisions")} == {
         "configurations": 0, "groups": 0, "setups": 0, "scores_moved": 0, "refused": 0, "decisions": 0,
     }  # fmt: skip
+
+
+def test_a_result_the_rules_would_now_refuse_is_left_as_it_is_and_counted(real_warehouse: Path, tmp_path: Path) -> None:
+    db = copy_warehouse(real_warehouse, tmp_path / "db")
+    con = duckdb.connect(str(db))
+    # one stored result whose unit the registries do not know (as if a unit had left them)
+    score_id, evaluation_id, index = con.execute(
+        "SELECT score_id, evaluation_id, result_index FROM score WHERE source_key = 'epoch-benchmarks'"
+        " AND benchmark_id = 'gpqa_diamond' ORDER BY score_id LIMIT 1"
+    ).fetchone()
+    [(text,)] = con.execute(
+        "SELECT CAST(record AS VARCHAR) FROM evaluation WHERE evaluation_id = ?", [evaluation_id]
+    ).fetchall()
+    record = json.loads(text)
+    record["evaluation_results"][index]["metric_config"]["metric_unit"] = "furlongs"
+    con.execute("UPDATE evaluation SET record = ? WHERE evaluation_id = ?", [json.dumps(record), evaluation_id])
+    before = con.execute(f"SELECT {SCORE_COLUMNS} FROM score WHERE score_id = ?", [score_id]).fetchall()
+    con.close()
+    out = CliRunner().invoke(app, ["--db", str(db), "curate", "rederive", "--json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert report["refused"] == 1 and report["scores_moved"] == 0 and report["decisions"] == 0
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute(f"SELECT {SCORE_COLUMNS} FROM score WHERE score_id = ?", [score_id]).fetchall() == before
+    finally:
+        con.close()

@@ -2,7 +2,8 @@
 -- setup, and derive their source row keys as a load does (the macro source_row_key). Reads the
 -- temporary tables rederive.py filled: _rederive_eval (evaluation -> new configuration),
 -- _rederive_group (old group, source, collection, group key -> new group), _rederive_value (score ->
--- value under the new group), _rederive_setup (old setup, harness, name setup -> new setup).
+-- value under the new group), _rederive_stay (scores whose value the new group refuses: they keep
+-- their group), _rederive_setup (old setup, harness, name setup -> new setup).
 CREATE OR REPLACE TEMPORARY TABLE _rederive_move AS
 SELECT
     s.score_id,
@@ -13,7 +14,7 @@ FROM _rederive_score s
 JOIN _rederive_eval e USING (evaluation_id)
 LEFT JOIN _rederive_group g
     ON g.group_id = s.group_id AND g.source_key = s.source_key AND g.collection = s.collection
-   AND g.group_key = s.group_key
+   AND g.group_key = s.group_key AND s.score_id NOT IN (SELECT score_id FROM _rederive_stay)
 LEFT JOIN _rederive_setup u
     ON u.setup_id = s.setup_id AND u.eval_library IS NOT DISTINCT FROM s.eval_library AND u.name_setup = e.name_setup
 LEFT JOIN _rederive_value x ON x.score_id = s.score_id

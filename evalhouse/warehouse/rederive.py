@@ -121,15 +121,20 @@ def _models(con: duckdb.DuckDBPyConnection, registry: Registry, report: Rederive
     report.evaluations = len(out)
     report.configurations = sum(m.changed for m in out.values())
     rows = [
-        (eid, m.old_config, m.model.config_id, m.changed, dump(dict(sorted(m.model.setup.items())), sort_keys=True))
+        {
+            "evaluation_id": eid,
+            "old_config": m.old_config,
+            "new_config": m.model.config_id,
+            "changed": m.changed,
+            "name_setup": dump(dict(sorted(m.model.setup.items())), sort_keys=True),
+        }
         for eid, m in out.items()
     ]
     con.execute(
         "CREATE OR REPLACE TEMPORARY TABLE _rederive_eval (evaluation_id TEXT, old_config TEXT, new_config TEXT,"
         " changed BOOLEAN, name_setup TEXT)"
     )
-    if rows:
-        con.executemany("INSERT INTO _rederive_eval VALUES (?, ?, ?, ?, ?)", rows)
+    insert_rows(con, "_rederive_eval", rows)  # (executemany is a statement per row)
     report.scores_read = con.execute("SELECT count(*) FROM _rederive_score").fetchone()[0]
     return out
 
@@ -184,10 +189,15 @@ def _groups(con: duckdb.DuckDBPyConnection, registry: Registry, report: Rederive
     report.refused = _count_scores(con, refused)
     if not moved:
         return
-    con.executemany(
-        "INSERT INTO _rederive_group VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(gid, src, coll, key, *_group_row(new), was) for gid, src, coll, key, new, was in moved],
-    )
+    insert_rows(
+        con,
+        "_rederive_group",
+        [
+            {"group_id": gid, "source_key": src, "collection": coll, "group_key": key,
+             **dict(zip(_GROUP_COLUMNS, _group_row(new), strict=True)), "was": was}
+            for gid, src, coll, key, new, was in moved
+        ],
+    )  # fmt: skip
     con.execute(
         "UPDATE _rederive_group SET new_group_id = score_group_id(benchmark_raw, benchmark_id, subset, metric_raw,"
         " metric_id, raw_unit, unit, lower_is_better, steps)"
@@ -214,8 +224,7 @@ def _revalue(con: duckdb.DuckDBPyConnection, moved: list[tuple[Any, ...]], repor
             stay.append(score_id)
         else:
             values.append((score_id, value))
-    if values:
-        con.executemany("INSERT INTO _rederive_value VALUES (?, ?)", values)
+    insert_rows(con, "_rederive_value", [{"score_id": s, "value": v} for s, v in values])
     if stay:  # refused under the new group: the score keeps its old group (and counts as refused)
         con.execute("INSERT INTO _rederive_stay SELECT unnest(?::BIGINT[])", [stay])
         report.refused += len(stay)
@@ -262,7 +271,8 @@ def _setups(con: duckdb.DuckDBPyConnection, policy: SetupPolicy, models: dict[st
     report.setups = len(changed)
     if not changed:
         return
-    con.executemany("INSERT INTO _rederive_setup VALUES (?, ?, ?, ?, ?, ?, NULL)", changed)
+    names = ("setup_id", "eval_library", "name_setup", "setup_key", "setup", "old_key")
+    insert_rows(con, "_rederive_setup", [dict(zip(names, row, strict=True)) for row in changed])
     con.execute(
         "UPDATE _rederive_setup SET new_setup_id = score_setup_id(u.metric_params, u.metric_params_key,"
         " _rederive_setup.setup_key, _rederive_setup.setup, u.generation_config)"

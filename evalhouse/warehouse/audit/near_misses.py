@@ -25,7 +25,8 @@ MAX_PAIRS = 50
 
 
 def related_benchmarks(con: duckdb.DuckDBPyConnection, benchmark_id: str, registry: Registry) -> list[str]:
-    """The benchmark, the members of its family and the benchmarks its links name."""
+    """The benchmark, the members of its family and the benchmarks its links name (those the
+    warehouse knows: a namespaced benchmark a link makes another loads as that one)."""
     family = con.execute(
         "SELECT family_id FROM benchmark WHERE benchmark_id = ? AND family_id IS NOT NULL", [benchmark_id]
     ).fetchall()
@@ -37,7 +38,8 @@ def related_benchmarks(con: duckdb.DuckDBPyConnection, benchmark_id: str, regist
     if links is not None:
         for link in links.about(related):
             related |= {link.benchmark, link.target}
-    return sorted(related)
+    known = {r[0] for r in con.execute("SELECT benchmark_id FROM benchmark").fetchall()}
+    return sorted(b for b in related if b in known or b == benchmark_id)  # a linked namespace loads as its target
 
 
 def near_misses(

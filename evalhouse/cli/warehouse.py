@@ -30,7 +30,9 @@ def migrate(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False)
 
 
 def stats(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
-    """Counts of sources, evaluations, scores, models, benchmarks and quarantined rows."""
+    """Counts of sources, evaluations, scores, models, benchmarks and quarantined rows, and the
+    cells where sources meet: cells_with_several_sources (candidates from two sources or more) and,
+    per pair of sources, how many cells they share and how many of those disagree."""
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.stats import stats as warehouse_stats
 
@@ -44,9 +46,16 @@ def stats(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -
     table.add_column("what")
     table.add_column("count", justify="right")
     for key, value in data.items():
-        if key not in {"by_source", "schema_version"}:
+        if key not in {"by_source", "schema_version", "source_pairs"}:
             table.add_row(key, f"{value:,}")
     out.print(table)
+    if data["source_pairs"]:
+        pairs = Table(title="cells two sources meet in, per pair of sources")
+        for col in ("sources", "cells", "disagreeing"):
+            pairs.add_column(col, justify="left" if col == "sources" else "right")
+        for row in data["source_pairs"]:
+            pairs.add_row(" + ".join(row["sources"]), f"{row['cells']:,}", f"{row['cells_disagreeing']:,}")
+        out.print(pairs)
     if data["by_source"]:
         per = Table(title="by source")
         for col in ("source", "evaluations", "scores", "last run", "last load (quarantined by it)"):

@@ -85,6 +85,20 @@ def load(con: duckdb.DuckDBPyConnection) -> SiteData:
     data.scores = _group(scores, "base_model_id")
     data.by_evaluation = _group(scores, "evaluation_id")
     data.score_pages = {s["score_id"]: f"{data.audit_page(s['evaluation_id'])}#score-{s['score_id']}" for s in scores}
-    data.cells = _group(records(con, "site_benchmark_cells.sql"), "benchmark_id")
+    cells = records(con, "site_benchmark_cells.sql")
+    decided = _decisions(con)
+    for row in (*scores, *cells):
+        row["decided_by"], row["decision"] = decided.get(row["cell_id"], (None, None))
+    data.cells = _group(cells, "benchmark_id")
     data.evidence = _group(records(con, "site_release_evidence.sql"), "base_model_id")
     return data
+
+
+def _decisions(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:
+    """``cell_id -> (decided_by, decision)`` of the cells with several candidates; empty for a
+    snapshot made before the canonical view said which rule decided."""
+    try:
+        found = records(con, "site_cell_decisions.sql")
+    except duckdb.BinderException:
+        return {}
+    return {r["cell_id"]: (r["decided_by"], r["decision"]) for r in found}

@@ -28,6 +28,8 @@ from evalhouse.curation.cells import Cell, cell_of
 from evalhouse.curation.identity import IdentityFrom, ResolvedModel, observed_day, resolve_model
 from evalhouse.curation.plausibility import record_problem, release_problem, result_problem
 from evalhouse.curation.registry import Registry
+from evalhouse.curation.setup_policy import SetupPolicy
+from evalhouse.curation.setup_policy import packaged_doc as packaged_setup_policy
 from evalhouse.schema import records as R
 from evalhouse.schema.eee_check import surely_valid
 from evalhouse.schema.eee_legacy import migrate_legacy
@@ -124,6 +126,7 @@ class Loader:
             global_aliases=ctx.global_aliases,
             declared=ctx.declared_benchmarks,
         )
+        self._policy = ctx.registry.setup_policy or SetupPolicy.from_doc(packaged_setup_policy())
         self.report = LoadReport()
         self._lower_bound_kinds = frozenset(k for k, v in ctx.registry.evidence_kinds.items() if v.lower_bound)
         self._rows: dict[str, list[dict[str, Any]]] = {
@@ -136,6 +139,7 @@ class Loader:
         self._provisional: dict[str, dict[str, dict[str, Any]]] = {"benchmark": {}, "metric": {}}
         self._candidates: dict[str, str] = {}
         self._identity_links: dict[tuple[str, str, str], dict[str, Any]] = {}  # (kind, rule, subject) -> row
+        self._links: dict[str, str] = {}  # namespaced benchmark -> the registry benchmark it was linked to
         self._written: dict[str, set[Any]] = {t: set() for t in self._identity}
         self._seen: set[str] = set()
         self._seen_ids: set[str] = set()
@@ -363,6 +367,8 @@ class Loader:
                 value = outcome.value
             if group.provisional_benchmark is not None or group.provisional_metric is not None:
                 self._provisional_seen(group)
+            if group.linked_from is not None:
+                self._links[group.linked_from] = group.benchmark_id
             if written is not None:
                 result_json = written[index]
             else:
@@ -379,7 +385,7 @@ class Loader:
                 continue
             seen.add(fingerprint)
             cell = self._cell(result, group.subset, setup_key, ctx)
-            self._scores.add(rec, index, result, group, raw_value, value, cell, ctx.harness, fingerprint)
+            self._scores.add(rec, index, result, group, raw_value, value, cell, fingerprint)
             self.report.scores_loaded += 1
 
     def _refuse_result(
@@ -433,7 +439,7 @@ class Loader:
         )
         cell = self._cells.get(key)
         if cell is None:
-            cell = self._cells[key] = cell_of(result, subset, ctx.harness, ctx.model.setup)
+            cell = self._cells[key] = cell_of(result, subset, ctx.harness, self._policy, ctx.model.setup)
         return cell
 
     def _decision(self, kind: str, rule: str, subject: dict[str, Any], detail: dict[str, Any]) -> None:
@@ -549,5 +555,14 @@ class Loader:
                     {"id": rid, **({"candidate": candidate} if candidate else {})},
                     r,
                 )
+        links = self.ctx.registry.benchmark_links
+        for namespaced, target in sorted(self._links.items()):
+            link = links.same(namespaced) if links is not None else None
+            self._decision(
+                "benchmark_link",
+                f"benchmark_links.yaml: {namespaced} is {target}",
+                {"id": namespaced, "linked_to": target},
+                link.as_dict() if link is not None else {},
+            )
         insert_rows(self.con, "curation_decision", self._rows["curation_decision"])
         self._rows["curation_decision"].clear()

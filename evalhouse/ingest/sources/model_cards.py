@@ -330,7 +330,7 @@ def _records(
             if isinstance(scaled, ParseFailure):
                 yield scaled
             else:
-                results.append(claims.result_dict(SOURCE.key, claim, scaled, repo.card_url))
+                results.append(claims.result_dict(SOURCE.key, claim, scaled, repo.card_url, evaluator))
         if members and not results:
             continue
         model_info = _model_info(model_name, repo)

@@ -20,6 +20,7 @@ from typing import Any
 import jinja2
 
 from evalhouse.common import progress
+from evalhouse.common.urls import link_target
 from evalhouse.errors import InputError
 from evalhouse.site.data import SiteData, load
 from evalhouse.version import __version__
@@ -81,6 +82,7 @@ def environment() -> jinja2.Environment:
     env.filters["num"] = _num
     env.filters["exact"] = _exact
     env.filters["count_fmt"] = lambda n: f"{int(n or 0):,}"
+    env.filters["link_target"] = link_target  # http(s) only: any other stored URL is shown as text
     return env
 
 

@@ -150,3 +150,78 @@ def test_clicking_a_stored_script_url_runs_nothing_in_chromium(script_site: Path
             assert tried >= 4  # each hostile URL was on a page and clicked
         finally:
             browser.close()
+
+
+# -- figures on a log scale -------------------------------------------------------------------
+
+
+def _items(costs: list[float | None], excluded: list[str | None] | None = None):
+    import pandas as pd
+
+    n = len(costs)
+    return pd.DataFrame(
+        {
+            "item_id": [f"q{i}" for i in range(n)],
+            "benchmark": ["b"] * n,
+            "marginal_cost": costs,
+            "sigma2": [0.01 * (i + 1) for i in range(n)],
+            "cheapest_axis": ["RL"] * n,
+            "excluded": excluded or [None] * n,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("costs", "drawn"),
+    [
+        ([0.0, 0.0, 0.0], 0),
+        ([0.0, -1.0, 2.5, float("inf"), None], 1),
+        ([], 0),
+        ([0.5, 3.0], 2),
+    ],
+)
+def test_the_cost_noise_figure_survives_zeros_and_says_what_it_left_out(costs, drawn: int, figures) -> None:
+    import io
+
+    from evalhouse.analytics.items.report import cost_noise_figure
+
+    fig = cost_noise_figure(_items(costs))
+    fig.savefig(io.BytesIO(), format="png")  # matplotlib raised here on a log axis of no positive value
+    (ax,) = fig.axes
+    texts = " ".join(t.get_text() for t in ax.texts)
+    points = sum(len(c.get_offsets()) for c in ax.collections)
+    assert points == drawn
+    assert ax.get_xscale() == ("log" if drawn else "linear")
+    skipped = len(costs) - drawn
+    if skipped and drawn:
+        assert f"{skipped} item(s) with a zero, negative or missing value not shown" in texts
+    if not drawn:
+        assert "nothing to draw on a log scale" in texts
+    figures.fault("hostile output", f"log-scale figure over {costs}", True)
+
+
+def test_no_module_sets_a_log_scale_but_the_one_that_tolerates_zeros() -> None:
+    import re
+
+    import evalhouse
+
+    root = Path(evalhouse.__file__).parent
+    log_calls = re.compile(r"set_[xy]scale\b|\.loglog\(|\.semilog[xy]\(|LogNorm|xscale=|yscale=")
+    users = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py") if log_calls.search(p.read_text()))
+    assert users == ["analytics/report/log_scale.py"], users
+
+
+def test_report_after_a_harness_log_is_written_with_a_note(shared: Path, tmp_path: Path, figures) -> None:
+    """ingest inspect-log of a real Inspect log, then report --live: every item is excluded, so the
+    cost figure has no positive cost to draw; the report is written and says so."""
+    db = tmp_path / "w.duckdb"
+    log = shared / "formats/inspect/data_arc_sonnet.json"
+    ingested = _cli(db, "ingest", "inspect-log", str(log), "--skip-validation")
+    assert ingested.returncode == 0, ingested.stderr[-2000:]
+    report = tmp_path / "r.html"
+    proc = _cli(db, "report", "--live", "--output", str(report))
+    ok = proc.returncode == 0 and "Traceback" not in proc.stderr and report.is_file()
+    figures.fault("hostile output", "report --live after ingest inspect-log", ok, proc.stderr[-300:])
+    assert ok, proc.stderr[-3000:]
+    page = report.read_text(encoding="utf-8")
+    assert "Benchmark items" in page and "nothing to draw on a log scale" in page

@@ -14,6 +14,7 @@ Each case is a fault of the suite (``figures.fault``), named by what was tried.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -225,3 +226,207 @@ def test_report_after_a_harness_log_is_written_with_a_note(shared: Path, tmp_pat
     assert ok, proc.stderr[-3000:]
     page = report.read_text(encoding="utf-8")
     assert "Benchmark items" in page and "nothing to draw on a log scale" in page
+
+
+# -- the bounds of a person's SQL ------------------------------------------------------------
+
+ENDLESS = "SELECT count(*) FROM range(10000000000000)"
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("sql-bounds")
+    records = [eee_record(f"org/m{i}", {"bench_a": 0.1 * i}, evaluation_id=f"c/m{i}/1") for i in range(1, 4)]
+    write_tree(root / "tree", records, "c")
+    db = root / "w.duckdb"
+    assert runner.invoke(app, ["--db", str(db), "import-eee", str(root / "tree"), "--skip-validation"]).exit_code == 0
+    assert runner.invoke(app, ["--db", str(db), "snapshot", "create", str(root / "snap")]).exit_code == 0
+    write_tree(root / "later", [eee_record("org/late", {"bench_a": 0.3}, evaluation_id="d/late/1")], "d")
+    return db
+
+
+def _holds(pid: int, path: Path) -> bool:
+    """Whether process ``pid`` has ``path`` open (Linux /proc)."""
+    fds = Path(f"/proc/{pid}/fd")
+    try:
+        return any(os.path.realpath(fd) == str(path.resolve()) for fd in fds.iterdir())
+    except OSError:
+        return False
+
+
+def test_a_runaway_query_is_stopped_at_its_timeout_and_a_writer_then_proceeds(small_db: Path, figures) -> None:
+    """A query that would run for days holds the warehouse open; an import waiting for it gets in
+    once the timeout stops the query (EVALHOUSE_SQL_TIMEOUT=3) and its connection closes."""
+    import time
+
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "evalhouse", "--db", str(small_db), "sql", ENDLESS],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "EVALHOUSE_SQL_TIMEOUT": "3"},
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not _holds(reader.pid, small_db) and time.monotonic() < deadline and reader.poll() is None:
+            time.sleep(0.05)
+        assert _holds(reader.pid, small_db), "the query never opened the warehouse"
+        start = time.monotonic()
+        writer = _cli(small_db, "--wait", "20", "import-eee", str(small_db.parent / "later"), "--skip-validation")
+        waited = time.monotonic() - start
+        _, err = reader.communicate(timeout=30)
+    finally:
+        if reader.poll() is None:
+            reader.kill()
+            reader.wait()
+    ok = writer.returncode == 0 and reader.returncode == 1 and "statement timeout" in err
+    figures.fault(
+        "hostile SQL", "runaway query: timeout, then a writer proceeds", ok, err[-300:] + writer.stderr[-300:]
+    )
+    assert reader.returncode == 1 and "stopped after 3 s" in err and "Traceback" not in err, err[-2000:]
+    assert writer.returncode == 0, writer.stderr[-2000:]
+    assert "held by readers" in writer.stderr  # it really waited for the query
+    assert waited < 15
+
+
+def _peak_rss_mb(db: Path, *args: str, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run the CLI in a child Python that reports its own peak resident memory (MB) on its last line."""
+    code = (
+        "import resource, runpy, sys\n"
+        f"sys.argv = ['evalhouse', '--db', {str(db)!r}, *{list(args)!r}]\n"
+        "try:\n    runpy.run_module('evalhouse', run_name='__main__')\n"
+        "finally:\n    print(f'peak-rss-mb {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}', "
+        "file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, **env},
+    )
+    return proc, float(proc.stderr.rsplit("peak-rss-mb ", 1)[-1])
+
+
+def test_a_query_past_its_memory_limit_is_stopped_with_the_limit_named(small_db: Path, figures) -> None:
+    """string_agg over 6 * 10^7 numbers wants about 1 GB; with a 200 MB limit it is stopped early."""
+    query = "SELECT length(string_agg(i::VARCHAR, ',')) AS n FROM range(60000000) t(i)"
+    proc, peak = _peak_rss_mb(small_db, "sql", query, env={"EVALHOUSE_SQL_MEMORY_LIMIT": "200MB"})
+    ok = proc.returncode == 1 and "memory limit 200MB" in proc.stderr and peak < 600
+    figures.fault("hostile SQL", f"string_agg past the memory limit (peak {peak:.0f} MB)", ok, proc.stderr[-300:])
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert "memory limit 200MB" in proc.stderr and "--memory-limit" in proc.stderr
+    assert peak < 600, f"peak {peak:.0f} MB"
+
+
+def test_spilling_past_the_temp_limit_stops_the_query(small_db: Path, figures) -> None:
+    query = "SELECT count(*) FROM (SELECT i, random() AS r FROM range(30000000) t(i) ORDER BY r)"
+    result = runner.invoke(
+        app, ["--db", str(small_db), "sql", query, "--memory-limit", "64MB", "--temp-limit", "32MB", "--json"]
+    )
+    ok = result.exit_code == 1 and "spill limit 32MB" in result.output
+    figures.fault("hostile SQL", "a sort past its spill limit", ok, result.output[-300:])
+    assert ok, result.output[-2000:]
+
+
+def test_snapshot_open_sql_has_the_same_timeout(small_db: Path, figures) -> None:
+    snap = small_db.parent / "snap"
+    result = runner.invoke(app, ["snapshot", "open", str(snap), "--sql", ENDLESS, "--timeout", "1"])
+    ok = result.exit_code == 1 and "stopped after 1 s" in result.output
+    figures.fault("hostile SQL", "snapshot open --sql runaway query", ok, result.output[-300:])
+    assert ok, result.output[-2000:]
+    bad = runner.invoke(app, ["--db", str(small_db), "sql", "SELECT 1", "--memory-limit", "lots"])
+    assert bad.exit_code == 2 and "not a size" in bad.output
+
+
+# -- CSV, TSV, the terminal and row caps -------------------------------------------------------
+
+FORMULAS = ["=cmd|' /C calc'!A0", "@SUM(A1)", "+1+1", "-2+3", "\t=1+1", '=HYPERLINK("http://x")']
+PLAIN = ["-0.5", "+3", "1e-3", "a=b", "plain", ""]
+
+
+def _values_sql(values: list[str]) -> str:
+    quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+    return f"SELECT unnest([{quoted}]) AS v"
+
+
+@pytest.mark.parametrize("fmt", ["--csv", "tsv"])
+def test_csv_and_tsv_cells_never_start_a_formula(small_db: Path, fmt: str, figures) -> None:
+    import csv
+    import io
+
+    args = ["--db", str(small_db), "sql", _values_sql(FORMULAS + PLAIN), *([fmt] if fmt != "tsv" else [])]
+    safe = runner.invoke(app, args)
+    raw = runner.invoke(app, [*args, "--raw"])
+    assert safe.exit_code == 0 and raw.exit_code == 0, safe.output
+    sep = "," if fmt == "--csv" else "\t"
+    cells = [r[0] for r in csv.reader(io.StringIO(safe.stdout), delimiter=sep)][1:]
+    raw_cells = [r[0] for r in csv.reader(io.StringIO(raw.stdout), delimiter=sep)][1:]
+    neutral = all(c.startswith("'") and c[1:] == v for c, v in zip(cells, FORMULAS, strict=False))
+    figures.fault("hostile output", f"formula cells in {fmt.strip('-')}", neutral, str(cells[:4]))
+    assert cells == ["'" + v for v in FORMULAS] + PLAIN
+    assert raw_cells == FORMULAS + PLAIN  # --raw: exactly as stored
+
+
+def _on_a_terminal(db: Path, *args: str) -> tuple[int, bytes]:
+    """The CLI with stdout and stderr on a pseudo-terminal: its exit code and every byte it wrote."""
+    import pty
+
+    main, child = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evalhouse", "--db", str(db), *args],
+        stdout=child,
+        stderr=child,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "COLUMNS": "200", "TERM": "xterm"},
+    )
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main)
+    return proc.wait(timeout=120), b"".join(chunks)
+
+
+ESCAPES = {
+    "clear screen": "\x1b[2J",
+    "OSC 8 link": "\x1b]8;;http://x\x07",
+    "title": "\x1b]0;pwned\x07",
+    "CSI 8-bit": "\x9b2J",
+}
+
+
+@pytest.mark.parametrize("fmt", [[], ["--csv"]])
+def test_terminal_escapes_in_the_data_are_shown_not_obeyed(small_db: Path, fmt: list[str], figures) -> None:
+    query = "SELECT " + ", ".join(f"'{v}x' AS c{i}" for i, v in enumerate(ESCAPES.values()))
+    code, output = _on_a_terminal(small_db, "sql", query, *fmt)
+    assert code == 0, output[-2000:]
+    obeyed = [name for name, seq in ESCAPES.items() if seq.encode() in output]
+    figures.fault("hostile output", f"terminal escapes in sql {fmt or 'table'}", not obeyed, str(obeyed))
+    assert not obeyed, obeyed
+    assert b"\\x1b[2Jx" in output  # shown as text
+
+
+def test_the_default_row_cap_fails_loudly_off_a_terminal(small_db: Path, figures) -> None:
+    query = "SELECT range AS i FROM range(10005)"
+    capped = runner.invoke(app, ["--db", str(small_db), "sql", query])
+    rows = capped.stdout.strip().splitlines()
+    ok = capped.exit_code == 1 and len(rows) == 10_001 and "default limit of 10,000 rows" in capped.stderr
+    figures.fault("hostile output", "sql > file stops at the default cap", ok, capped.stderr[-300:])
+    assert ok, (capped.exit_code, len(rows), capped.stderr[-500:])
+    asked = runner.invoke(app, ["--db", str(small_db), "sql", query, "--limit", "10000"])
+    assert asked.exit_code == 0 and len(asked.stdout.strip().splitlines()) == 10_001
+    assert "stopped at --limit 10,000" in asked.stderr
+    everything = runner.invoke(app, ["--db", str(small_db), "sql", query, "--limit", "0", "--json"])
+    assert everything.exit_code == 0 and len(json.loads(everything.stdout)) == 10_005
+    snap = runner.invoke(app, ["snapshot", "open", str(small_db.parent / "snap"), "--sql", query])
+    assert snap.exit_code == 1 and "default limit" in snap.stderr
+    code, output = _on_a_terminal(small_db, "sql", query)
+    assert code == 0 and b"stopped at --limit 10,000" in output  # a person sees the note

@@ -132,3 +132,19 @@ def _swap(staging: Path, target: Path, *, replace: bool) -> None:
         target.rename(old)
     staging.rename(target)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def write_whole(path: Path, data: str | bytes) -> None:
+    """Write one file whole or not at all: a temporary sibling renamed over ``path``; a write that
+    ran out of room is :class:`~evalhouse.errors.DiskFull` and ``path`` is as it was."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{PARTIAL}-{os.getpid()}")
+    try:
+        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if out_of_room(exc):
+            raise disk_full(path, exc) from exc
+        raise

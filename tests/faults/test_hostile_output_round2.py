@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from eee_records import eee_record, write_tree
+from eee_records import eee_record, write_file, write_tree
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
@@ -430,3 +430,265 @@ def test_the_default_row_cap_fails_loudly_off_a_terminal(small_db: Path, figures
     assert snap.exit_code == 1 and "default limit" in snap.stderr
     code, output = _on_a_terminal(small_db, "sql", query)
     assert code == 0 and b"stopped at --limit 10,000" in output  # a person sees the note
+
+
+# -- long names ---------------------------------------------------------------------------------
+
+LONG_COLLECTION = "c" * 245  # the folder fits a file system; "source_key=eee-" + it does not
+LONGER_COLLECTION = "k" * 252  # "<it>.jsonl" does not fit either
+
+
+@pytest.fixture(scope="module")
+def long_names(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("long-names")
+    write_tree(root / "tree", [eee_record("org/alpha", {"bench_a": 0.6}, evaluation_id="x/alpha/1")], LONG_COLLECTION)
+    write_tree(root / "tree", [eee_record("org/beta", {"bench_a": 0.4}, evaluation_id="y/beta/1")], LONGER_COLLECTION)
+    records = [eee_record(f"org/m{i}", {"bench_a": 0.01 * i}, evaluation_id=f"z/m{i}/1") for i in range(17)]
+    records.append(eee_record("org/" + "m" * 300, {"bench_a": 0.5}, evaluation_id="z/long/1"))
+    for i, rec in enumerate(records):  # write_tree files a record under its model name: too long here
+        write_file(root / "tree", f"z/org/rec{i}/{_uuid()}.json", rec)
+    db = root / "w.duckdb"
+    imported = runner.invoke(app, ["--db", str(db), "import-eee", str(root / "tree"), "--skip-validation"])
+    assert imported.exit_code == 0, imported.output
+    return db
+
+
+def _uuid() -> str:
+    import uuid
+
+    return str(uuid.uuid4())
+
+
+def test_a_long_collection_name_never_blocks_snapshot_site_or_report(long_names: Path, tmp_path: Path, figures) -> None:
+    from evalhouse.warehouse.snapshot import load_manifest, open_snapshot
+
+    runs = {
+        "snapshot create": ["snapshot", "create", str(tmp_path / "s")],
+        "snapshot create --eee-tree": ["snapshot", "create", str(tmp_path / "t"), "--eee-tree"],
+        "site": ["site", str(tmp_path / "site"), "--no-analyses"],
+        "report": ["report", "--output", str(tmp_path / "r.html")],
+    }
+    for name, args in runs.items():
+        proc = _cli(long_names, *args)
+        ok = proc.returncode == 0 and "Traceback" not in proc.stderr
+        figures.fault(
+            "long names", f"{name} after a {len(LONG_COLLECTION)}-character collection", ok, proc.stderr[-300:]
+        )
+        assert ok, (name, proc.stderr[-3000:])
+    manifest, _ = load_manifest(tmp_path / "s")
+    entry = manifest["tables"]["score_value"]
+    assert "partition_by" not in entry and "longer than 255 bytes" in entry["not_partitioned"]
+    assert all(len(part.encode()) <= 255 for rel in manifest["files"] for part in rel.split("/"))
+    assert manifest["eee"]["shortened"] == {LONGER_COLLECTION: next(iter(manifest["eee"]["shortened"].values()))}
+    con = open_snapshot(tmp_path / "s")  # the rows and their source keys came through whole
+    keys = dict(con.execute("SELECT source_key, count(*) FROM score GROUP BY 1").fetchall())
+    con.close()
+    assert keys[f"eee-{LONG_COLLECTION}"] == 1 and keys[f"eee-{LONGER_COLLECTION}"] == 1 and keys["eee-z"] == 18
+
+
+def test_a_model_id_part_over_255_bytes_is_exported_under_a_hashed_name(
+    long_names: Path, tmp_path: Path, figures
+) -> None:
+    proc = _cli(long_names, "export-eee", str(tmp_path / "out"), "--json")
+    summary = json.loads(proc.stdout) if proc.returncode == 0 else {}
+    files = sorted((tmp_path / "out" / "data" / "z").rglob("*.json"))
+    ok = proc.returncode == 0 and len(files) == 18
+    figures.fault("long names", "export-eee of a 300-byte model id part", ok, proc.stderr[-300:])
+    assert ok, (proc.returncode, len(files), proc.stderr[-3000:])
+    (short,) = summary["shortened"]
+    assert short["name"] == "m" * 300 and short["evaluation_id"] == "z/long/1"
+    assert len(short["written_as"].encode()) <= 255 and short["written_as"].startswith("m" * 200)
+    written = next(f for f in files if json.loads(f.read_text())["evaluation_id"] == "z/long/1")
+    assert written.parent.name == short["written_as"] and json.loads(written.read_text())["model_info"]["id"].endswith(
+        "m" * 300
+    )
+    assert "shortened a path part of z/long/1" in proc.stderr
+
+
+def test_bounded_names_keep_apart_what_differs() -> None:
+    from evalhouse.common.naming import bounded_name
+
+    a, b = bounded_name("x" * 300 + "a"), bounded_name("x" * 300 + "b")
+    assert a != b and len(a.encode()) == len(b.encode()) == 255
+    assert bounded_name("é" * 200, reserve=6).encode().__len__() <= 249  # cut at a character
+    assert bounded_name("short") == "short" and bounded_name("x" * 255) == "x" * 255
+
+
+# -- disk full and kill -9 ----------------------------------------------------------------------
+
+#: Each writer's output holds a file larger than this; the CLI runs with it as RLIMIT_FSIZE, so
+#: the kernel refuses the write past it (EFBIG) as a full disk would (ENOSPC), without root.
+FSIZE = 1_000_000
+
+
+@pytest.fixture(scope="module")
+def big_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """130 small records and one large one (1,500 results, 1.2 MB of notes), and a snapshot."""
+    import secrets
+
+    root = tmp_path_factory.mktemp("disk-full")
+    records = [
+        eee_record(f"org/m{i}", {"bench_a": 0.001 * i, "bench_b": 0.5}, evaluation_id=f"c/m{i}/1") for i in range(130)
+    ]
+    big = eee_record("org/big", {f"bench_{j}": 0.5 for j in range(1500)}, evaluation_id="c/big/1")
+    big["model_info"]["additional_details"]["notes"] = secrets.token_hex(600_000)
+    write_tree(root / "tree", [*records, big], "c")
+    db = root / "w.duckdb"
+    assert _cli(db, "import-eee", str(root / "tree"), "--skip-validation").returncode == 0
+    assert _cli(db, "snapshot", "create", str(root / "snap")).returncode == 0
+    return db
+
+
+def _limited(db: Path, limit: int, *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI with a file size limit: a write past ``limit`` bytes fails with EFBIG."""
+    import resource
+    import signal
+
+    def limit_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel kills the process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return _cli(db, *args, preexec_fn=limit_files)
+
+
+def _tree_digest(folder: Path) -> dict[str, int]:
+    return {p.relative_to(folder).as_posix(): p.stat().st_size for p in folder.rglob("*") if p.is_file()}
+
+
+def _staging_left(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if ".partial-" in p.name or ".old-" in p.name)
+
+
+@pytest.mark.parametrize(
+    ("writer", "limit"),
+    [("export-eee", FSIZE), ("snapshot create", FSIZE), ("snapshot create", 300_000), ("site", FSIZE)],
+)
+def test_a_full_disk_is_one_clear_error_and_nothing_half_written(
+    big_world: Path, tmp_path: Path, writer: str, limit: int, figures
+) -> None:
+    """Into a new folder, and over an earlier export or site: exit 1 naming the folder, no
+    traceback, the new folder absent or the earlier one as it was, no staging folder left."""
+    target = tmp_path / "out"
+    args = {
+        "export-eee": ["export-eee", str(target)],
+        "snapshot create": ["snapshot", "create", str(target)],
+        "site": ["site", str(target), "--snapshot", str(big_world.parent / "snap"), "--no-analyses"],
+    }[writer]
+    cases = ["new folder"] + (["over an earlier one"] if writer != "snapshot create" else [])
+    for case in cases:
+        if case == "over an earlier one":
+            assert _cli(big_world, *args).returncode == 0
+        before = _tree_digest(target) if target.exists() else None
+        proc = _limited(big_world, limit, *args)
+        after = _tree_digest(target) if target.exists() else None
+        ok = (
+            proc.returncode == 1
+            and "Traceback" not in proc.stderr
+            and f"no room to write {target}" in proc.stderr
+            and after == before
+            and not _staging_left(tmp_path)
+        )
+        figures.fault("disk full", f"{writer} ({case}, files limited to {limit:,} bytes)", ok, proc.stderr[-300:])
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+        assert f"no room to write {target}" in proc.stderr and "nothing of it was kept" in proc.stderr
+        assert after == before, "the folder changed"
+        assert not _staging_left(tmp_path)
+
+
+def test_a_full_disk_keeps_the_previous_report(tmp_path: Path, figures) -> None:
+    import resource
+    import signal
+
+    report = tmp_path / "r.html"
+    report.write_text("the previous report")
+    code = (
+        "import resource, signal\n"
+        "from pathlib import Path\n"
+        "from evalhouse.common.staging import write_whole\n"
+        f"write_whole(Path({str(report)!r}), 'x' * 2_000_000)\n"
+    )
+
+    def limit_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE, FSIZE))
+
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limit_files, check=False
+    )
+    ok = (
+        "DiskFull" in proc.stderr and report.read_text() == "the previous report" and len(list(tmp_path.iterdir())) == 1
+    )
+    figures.fault("disk full", "the report page", ok, proc.stderr[-300:])
+    assert ok, proc.stderr[-2000:]
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def _kill_when(cmd: list[str], folder: Path, marker: str) -> tuple[int, list[str]]:
+    """Start ``cmd``, SIGKILL it as soon as a ``marker`` folder appears in ``folder``; its exit and what it left."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            if folder.is_dir() and any(marker in p.name for p in folder.iterdir()):
+                time.sleep(0.2)  # let it write into the staging folder for a moment
+                os.kill(proc.pid, signal.SIGKILL)
+                break
+            time.sleep(0.01)
+    finally:
+        code = proc.wait(timeout=60)
+    return code, sorted(p.name for p in folder.iterdir() if marker in p.name) if folder.is_dir() else []
+
+
+@pytest.mark.parametrize("writer", ["snapshot create", "site", "site (pinned snapshot)", "export-eee"])
+def test_what_kill_9_left_is_swept_by_the_next_run(big_world: Path, tmp_path: Path, writer: str, figures) -> None:
+    """A writer killed mid-write leaves its staging folder; the next run of the same command
+    removes it (its pid is dead), keeps a live process's, and completes."""
+    db = tmp_path / "w.duckdb"  # a copy: the pinned freeze records itself in the warehouse
+    for p in big_world.parent.iterdir():
+        if p.name.startswith("w.") and p.is_file():
+            shutil.copy2(p, tmp_path / p.name)
+        elif p.name == "w.raw":
+            shutil.copytree(p, tmp_path / p.name)
+    target = tmp_path / "out"
+    args = {
+        "snapshot create": ["snapshot", "create", str(target)],
+        "site": ["site", str(target), "--snapshot", str(big_world.parent / "snap"), "--no-analyses"],
+        "site (pinned snapshot)": ["site", str(target), "--no-analyses"],
+        "export-eee": ["export-eee", str(target)],
+    }[writer]
+    watched = tmp_path / "w.snapshots" if writer == "site (pinned snapshot)" else tmp_path
+    (tmp_path / "w.snapshots").mkdir(exist_ok=True)
+    cmd = [sys.executable, "-m", "evalhouse", "--db", str(db), *args]
+    code, left = _kill_when(cmd, watched, ".partial-")
+    assert code == -9 and left, f"the writer was not caught mid-write (exit {code})"
+    # an .old folder of a dead writer, and a live process's staging folder (this test's own pid)
+    (tmp_path / f".out.old-{_dead_pid()}").mkdir()
+    live = tmp_path / f".out.partial-{os.getpid()}"
+    live.mkdir()
+    rerun = _cli(db, *args)
+    remaining = [n for n in _staging_left(watched) + _staging_left(tmp_path) if n != live.name]
+    ok = rerun.returncode == 0 and not remaining and live.is_dir()
+    figures.kill_trials[writer] += 1
+    figures.kill_consistent[writer] += ok
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert not remaining, remaining
+    assert live.is_dir()  # a live writer's folder is never touched
+
+
+def test_an_old_folder_whose_target_is_missing_is_put_back(tmp_path: Path) -> None:
+    """Killed between its two renames, a writer leaves the previous version only as .old-PID."""
+    from evalhouse.common.staging import sweep
+
+    target = tmp_path / "site"
+    old = tmp_path / f".site.old-{_dead_pid()}"
+    old.mkdir()
+    (old / "index.html").write_text("previous")
+    assert sweep(target) == [] and (target / "index.html").read_text() == "previous" and not old.exists()

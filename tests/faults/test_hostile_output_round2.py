@@ -692,3 +692,45 @@ def test_an_old_folder_whose_target_is_missing_is_put_back(tmp_path: Path) -> No
     old.mkdir()
     (old / "index.html").write_text("previous")
     assert sweep(target) == [] and (target / "index.html").read_text() == "previous" and not old.exists()
+
+
+# -- export-eee's exit codes ------------------------------------------------------------------
+
+
+def test_export_eee_of_the_pinned_data_exits_0_with_warnings(real_warehouse: Path, tmp_path: Path, figures) -> None:
+    """Epoch + AA: 108 Epoch records name developer 'unknown' (EEE's layout refuses it: warnings),
+    and AA records the source gave without results are valid EEE and are written."""
+    import duckdb
+
+    out = tmp_path / "out"
+    proc = _cli(real_warehouse, "export-eee", str(out), "--json")
+    ok = proc.returncode == 0 and "Traceback" not in proc.stderr
+    figures.fault("exit codes", "export-eee of the pinned Epoch + AA warehouse", ok, proc.stderr[-300:])
+    assert ok, proc.stderr[-3000:]
+    summary = json.loads(proc.stdout)
+    con = duckdb.connect(str(real_warehouse), read_only=True)
+    # the source said 'unknown' and evalhouse's resolver knew no developer for the model either
+    total, unknown, empty = con.execute(
+        "SELECT count(*), count(*) FILTER (WHERE model_source_id LIKE 'unknown/%' AND bm.developer_id = 'unknown'),"
+        " count(*) FILTER (WHERE json_array_length(record->'evaluation_results') = 0)"
+        " FROM evaluation e LEFT JOIN model_config mc USING (config_id) LEFT JOIN base_model bm USING (base_model_id)"
+    ).fetchone()
+    con.close()
+    reasons = [n["reason"] for n in summary["not_exported"]]
+    assert len(reasons) == unknown == 108 and all("'unknown'" in r for r in reasons)
+    assert summary["written"] + len(reasons) == total  # each record written or named with its reason
+    assert summary["written"] == len(list((out / "data").rglob("*.json")))
+    assert not summary["failed"] and empty >= 1
+    no_results = [p for p in (out / "data").rglob("*.json") if not json.loads(p.read_text())["evaluation_results"]]
+    assert len(no_results) == empty
+    validated = subprocess.run(
+        [sys.executable, "-m", "every_eval_ever", "validate", "--format", "json"]
+        + [p.relative_to(out).as_posix() for p in no_results],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert all(r["valid"] for r in json.loads(validated.stdout)), validated.stdout[-2000:]
+    strict = _cli(real_warehouse, "export-eee", str(out), "--strict")
+    assert strict.returncode == 1 and "108 record(s) not exported" in strict.stderr

@@ -447,7 +447,14 @@ def _stream_delimited(result: Any, sep: str, *, raw: bool = False) -> int:
         return "" if plain is None else text(plain) if isinstance(plain, str) else plain
 
     writer = csv.writer(sys.stdout, delimiter=sep, lineterminator="\n")
-    writer.writerow([cell(c) for c in result.columns])
+    # csv quotes a field holding the line terminator ("\n") but not a lone "\r", which every reader
+    # takes for the end of the row: a row with one is written with each field quoted
+    quoted = csv.writer(sys.stdout, delimiter=sep, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def write(cells: list[Any]) -> None:
+        (quoted if any(isinstance(c, str) and "\r" in c for c in cells) else writer).writerow(cells)
+
+    write([cell(c) for c in result.columns])
     for row in result.rows():
-        writer.writerow([cell(v) for v in row])
+        write([cell(v) for v in row])
     return result.fetched

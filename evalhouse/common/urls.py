@@ -20,18 +20,22 @@ from urllib.parse import urlsplit
 LINK_SCHEMES = frozenset({"http", "https"})
 _EDGES = "".join(chr(c) for c in range(0x21))  # C0 controls and space, stripped at both ends
 _INSIDE = re.compile(r"[\t\n\r]")  # removed anywhere (the WHATWG URL parser does)
+#: A host a browser accepts: none of the WHATWG URL standard's forbidden host code points.
+_HOST = re.compile(r"[^\x00-\x20\x7f#%/<>?@\\^|\[\]]+")
 
 
 def link_target(url: object) -> str | None:
     """The URL to put in an ``href`` (normalised as a browser reads it), or ``None`` when it must
-    be shown as text: not a string, another scheme than http(s), no host, or unparseable."""
+    be shown as text: not a string, another scheme than http(s), no host or one a browser
+    refuses, or unparseable."""
     if not isinstance(url, str):
         return None
     cleaned = _INSIDE.sub("", url.strip(_EDGES))
     try:
         parts = urlsplit(cleaned)
-    except ValueError:  # e.g. an unbalanced '[' in the host
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+    except ValueError:  # e.g. an unbalanced '[' in the host, or a port out of range
         return None
-    if parts.scheme.lower() not in LINK_SCHEMES or not parts.hostname:
+    if parts.scheme.lower() not in LINK_SCHEMES or not parts.hostname or not _HOST.fullmatch(parts.hostname):
         return None
     return cleaned

@@ -50,8 +50,8 @@ def _alive(pid: int) -> bool:
 
 
 def leftovers(folder: Path, name: str | None = None) -> list[tuple[Path, str, int, Path]]:
-    """The staging folders in ``folder`` (of the target ``name`` only, when given), live processes'
-    included: ``(path, kind, pid, the target it was for)``."""
+    """The staging folders (or files, of :func:`write_whole`) in ``folder`` (of the target ``name``
+    only, when given), live processes' included: ``(path, kind, pid, the target it was for)``."""
     target = re.escape(name) if name is not None else ".+"
     pattern = re.compile(rf"^\.({target})\.({PARTIAL}|{OLD})-(\d+)$")
     if not folder.is_dir():
@@ -59,7 +59,7 @@ def leftovers(folder: Path, name: str | None = None) -> list[tuple[Path, str, in
     found = []
     for entry in folder.iterdir():
         match = pattern.match(entry.name)
-        if match and entry.is_dir() and not entry.is_symlink():
+        if match and not entry.is_symlink() and (entry.is_dir() or entry.is_file()):
             found.append((entry, match[2], int(match[3]), folder / match[1]))
     return sorted(found)
 
@@ -76,7 +76,10 @@ def sweep(target: Path, *, any_target: bool = False) -> list[Path]:
         if kind == OLD and not of.exists():
             path.rename(of)  # killed between its two renames: the previous version comes back
             continue
-        shutil.rmtree(path)
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
         removed.append(path)
     return removed
 
@@ -135,11 +138,13 @@ def _swap(staging: Path, target: Path, *, replace: bool) -> None:
 
 
 def write_whole(path: Path, data: str | bytes) -> None:
-    """Write one file whole or not at all: a temporary sibling renamed over ``path``; a write that
-    ran out of room is :class:`~evalhouse.errors.DiskFull` and ``path`` is as it was."""
+    """Write one file whole or not at all: a temporary sibling renamed over ``path`` (what a killed
+    writer left is swept first); a write that ran out of room is :class:`~evalhouse.errors.DiskFull`
+    and ``path`` is as it was."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{PARTIAL}-{os.getpid()}")
+    sweep(path)
+    tmp = sibling(path, PARTIAL)
     try:
         tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
         os.replace(tmp, path)

@@ -35,7 +35,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,7 +94,9 @@ class _Deadline:
 
     def _fire(self) -> None:
         self.expired = True
-        self.con.interrupt()
+        # the query may have ended and its connection closed in the instant the timer fired
+        with suppress(duckdb.ConnectionException):
+            self.con.interrupt()
 
     def cancel(self) -> None:
         if self._timer is not None:

@@ -638,7 +638,7 @@ def _kill_when(cmd: list[str], folder: Path, marker: str) -> tuple[int, list[str
     try:
         while proc.poll() is None and time.monotonic() < deadline:
             if folder.is_dir() and any(marker in p.name for p in folder.iterdir()):
-                time.sleep(0.2)  # let it write into the staging folder for a moment
+                time.sleep(0.05)  # let it write into the staging folder for a moment
                 os.kill(proc.pid, signal.SIGKILL)
                 break
             time.sleep(0.01)
@@ -734,3 +734,15 @@ def test_export_eee_of_the_pinned_data_exits_0_with_warnings(real_warehouse: Pat
     assert all(r["valid"] for r in json.loads(validated.stdout)), validated.stdout[-2000:]
     strict = _cli(real_warehouse, "export-eee", str(out), "--strict")
     assert strict.returncode == 1 and "108 record(s) not exported" in strict.stderr
+
+
+def test_write_whole_sweeps_a_killed_writers_file_and_keeps_a_live_ones(tmp_path: Path) -> None:
+    from evalhouse.common.staging import write_whole
+
+    dead = tmp_path / f".r.html.partial-{_dead_pid()}"
+    dead.write_text("half a page")
+    live = tmp_path / f".r.html.partial-{os.getppid()}"
+    live.write_text("another writer's page, still being written")
+    write_whole(tmp_path / "r.html", "<html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["r.html", live.name])
+    assert (tmp_path / "r.html").read_text() == "<html>"

@@ -1,4 +1,5 @@
-"""Property tests: every parser and the CSV entry points of the analyses, 1,000 seeded inputs each.
+"""Property tests: every parser and the CSV entry points of the analyses, 1,000 seeded inputs each
+(200 under the CI profile: tests/sizes.py).
 
 Inputs are real payloads from ../shared (and the authored fixtures where no real one exists),
 mutated - cut, bytes flipped, a chunk spliced in or repeated, numbers swapped for text, JSON
@@ -31,6 +32,7 @@ from typer.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingest"))
 
 from fixture_mirror import payloads
+from sizes import examples
 
 from evalhouse.cli import app
 from evalhouse.curation.plausibility import judge_units, record_problem, result_problem
@@ -42,7 +44,7 @@ from evalhouse.pipeline import items_ingest
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParsedRecord, ParseFailure
 
-EXAMPLES = 1_000
+EXAMPLES = examples(1_000)
 SEED = 18
 FUZZ = settings(
     max_examples=EXAMPLES,

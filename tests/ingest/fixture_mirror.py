@@ -5,9 +5,8 @@
 ``../shared`` at build time (never copied into the repository): the Swallow site, the LEXam
 page, the Vals.ai payload (encoded back into the Astro ``BenchmarkView`` island its page
 carries) and the Mercor export envelopes. The sources verified on recorded payloads (``RECORDED``) replay
-exactly the files their ``verified_on`` names; the others use the fixtures in
-``tests/fixtures/<source>/`` (see each folder's README). Terminal-Bench has no recorded answer and
-is not in this mirror (its own tests replay its POSTs).
+exactly the files their ``verified_on`` names (Terminal-Bench's recorded answer under its URL and
+POST body); the others use the fixtures in ``tests/fixtures/<source>/`` (see each folder's README).
 """
 
 from __future__ import annotations
@@ -66,7 +65,7 @@ def vals_page(view: dict[str, Any]) -> bytes:
 
 
 def payloads(shared: Path) -> dict[MirrorKey, bytes]:
-    """``{live URL: bytes}`` for every catalogued leaderboard source but Terminal-Bench."""
+    """``{live URL (or (URL, POST body)): bytes}`` for every catalogued leaderboard source."""
     f = FIXTURES
     out: dict[MirrorKey, bytes] = {}
     for key in RECORDED:

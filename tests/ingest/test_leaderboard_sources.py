@@ -3,7 +3,7 @@
 The mirror holds the real ../shared payloads (Swallow site, LEXam, Vals.ai, Mercor), the
 recorded real payloads of the verified boards (fixture_mirror.RECORDED) and the fixtures of
 tests/fixtures/<source>/; counts are taken from those files here, independently of the parsers.
-Terminal-Bench has no recorded answer and is tested on its own (test_terminal_bench.py).
+Terminal-Bench replays its recorded answer to the POST of its current board.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from evalhouse.warehouse.raw_store import RawStore
 BOARDS = [
     k
     for k, m in catalog().items()
-    # not cards/papers; Terminal-Bench has no recorded answer to replay
-    if k not in ("epoch-benchmarks", "artificial-analysis", "terminal-bench") and m.SOURCE.cadence != "manual"
+    # not cards/papers
+    if k not in ("epoch-benchmarks", "artificial-analysis") and m.SOURCE.cadence != "manual"
 ]
 FAST = {"backoff_base": 0.001, "backoff_max": 0.01, "timeout": 2.0, "trust_env": False}
 

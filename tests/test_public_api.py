@@ -1,5 +1,5 @@
-"""The Python API's notebook example (docs/python-api.md), run as it is written (paths pointed at a scratch folder and at
-../shared), against the real pinned data replayed from a local mirror."""
+"""The Python API's notebook example (docs/python-api.md), run as it is written (paths pointed at a
+scratch folder and at ../shared), against the real pinned data replayed from a local mirror."""
 
 from __future__ import annotations
 

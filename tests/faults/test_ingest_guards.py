@@ -86,7 +86,6 @@ def test_a_scale_change_after_a_good_ingest_fails_until_a_person_accepts_it(
     assert any("scale changed" in d for (d,) in waived)
 
 
-
 def test_files_of_one_source_are_each_compared_with_themselves(shared: Path, tmp_path: Path) -> None:
     """Epoch's hub publishes one CSV per benchmark: a smaller CSV ingested after a larger one is
     another payload, not a shrink; the same CSV shrunk is."""

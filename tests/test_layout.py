@@ -1,6 +1,8 @@
 """The package layout the architecture promises: one package, five subpackages."""
 
 import importlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,3 +50,16 @@ def test_the_nightly_job_installs_the_core_only_and_the_tests_install_the_extras
 def test_make_help_writes_no_colour_codes_into_a_pipe() -> None:
     listed = _make("help")
     assert "\x1b" not in listed and "  run " in listed and "  test " in listed
+
+
+def test_the_checkpoint_library_imports_in_a_process_without_a_main_file() -> None:
+    """great_expectations imports pyspark when it is installed; pyspark without its Connect
+    dependencies ends a ``python -c`` process (and every pytest-xdist worker) with exit 0."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import great_expectations; print('imported')"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "imported", proc.stderr[-2000:]

@@ -15,7 +15,8 @@ what was learned). Observed cells are never changed.
   similarity ``1 - d`` (the paper's VIM setting; scikit-learn's ``KNNImputer`` only offers
   nan-euclidean distance).
 * :class:`MissForestImputer` - missForest-style iterative random forests (scikit-learn
-  ``IterativeImputer`` + ``RandomForestRegressor``, at most 10 rounds).
+  ``IterativeImputer`` + ``RandomForestRegressor``, at most 10 rounds, columns in order of
+  increasing missingness, each split drawn from ``sqrt(p)`` benchmarks: missForest's default mtry).
 
 The correlation-level imputer is in :mod:`evalhouse.analytics.matrix.correlation`, the held-out
 evaluation in :mod:`evalhouse.analytics.matrix.holdout`.
@@ -355,7 +356,10 @@ class MissForestImputer(Imputer):
 
     def _fit(self, frame: pd.DataFrame) -> np.ndarray:
         forest = RandomForestRegressor(
-            n_estimators=int(self.n_estimators), random_state=self.random_state, n_jobs=self.n_jobs
+            n_estimators=int(self.n_estimators),
+            max_features="sqrt",  # missForest's mtry = floor(sqrt(p))
+            random_state=self.random_state,
+            n_jobs=self.n_jobs,
         )
         self.imputer_ = IterativeImputer(
             estimator=forest,

@@ -386,12 +386,10 @@ class CapabilitiesIndex(AnalysisEstimator):
         """Percentile intervals of the cell bootstrap, every resample re-anchored (the ECI is defined
         by its anchors).
 
-        At the stable-region penalty these cover 0.91 (independent noise) and 0.89 (noise clustered
-        by benchmark) of simulated data at a nominal 0.90 (``benchmarks/eci.py``); at λ = 1, the
-        penalty cross-validation picks here, the same intervals cover far less, because the penalty
-        biases every estimate. The anchors read 130 and 150 in every resample (they define the
-        scale); their places relative to the reference benchmark, on the point fit's map, are in
-        ``anchor_position_``.
+        Their coverage of simulated data at a nominal 0.90 is measured by ``benchmarks/eci.py``
+        (docs/analyses-eci-and-factor-grid.md has the figures). The anchors read 130 and 150 in
+        every resample (they define the scale); their places relative to the reference benchmark,
+        on the point fit's map, are in ``anchor_position_``.
         """
         if not self.n_bootstrap:
             nan = pd.Series(np.nan, index=self.groups_)

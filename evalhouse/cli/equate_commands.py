@@ -524,8 +524,8 @@ def eci(
     (λ x the mean squared parameter; slopes as log alpha), Winogrande fixed at D = 0, alpha = 1,
     rescaled so Claude 3.5 Sonnet = 130 and GPT-5 = 150. Default λ = 1e-3, the largest of the region
     where the index no longer depends on λ (--sensitivity shows it). 90% intervals: a bootstrap over
-    cells, each resample re-anchored, the estimate +/- half the resamples' 90% range (coverage measured
-    by simulation in benchmarks/eci.py); the anchors are exact by definition, and their own places
+    cells, each resample re-anchored, its 5th-95th percentiles (coverage measured by simulation on the
+    hub's pattern in benchmarks/eci.py); the anchors are exact by definition, and their own places
     relative to Winogrande are printed. heldout_rmse: RMSE on proportions of 5-fold held-out cells,
     also for Epoch's objective and the variants (printed table; recorded).
 

@@ -24,7 +24,8 @@ from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 from evalhouse.common.resources import read_sql
-from evalhouse.curation.cells import metric_params_of, setup_key, setup_of, subset_of
+from evalhouse.curation.cells import metric_params_of, setup_of, setup_text, subset_of
+from evalhouse.curation.setup_policy import packaged_policy
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline.source_run import parse_payload
 from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, SOURCE_RECORD_ID, ParsedRecord
@@ -112,7 +113,10 @@ def cells_of(record: Mapping[str, Any]) -> Iterable[tuple[Cell, float]]:
             _text(result.get("evaluation_result_id")),
         )
         metric = _text(config.get("metric_id") or config.get("metric_name") or config.get("metric_unit"))
-        yield Cell(model, benchmark, evaluation, metric, setup_key(setup_of(result, harness)), rest), value
+        yield (
+            Cell(model, benchmark, evaluation, metric, setup_text(setup_of(result, harness, packaged_policy())), rest),
+            value,
+        )
 
 
 def board_from(records: Iterable[Mapping[str, Any]]) -> Board:

@@ -24,8 +24,6 @@ from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 from evalhouse.common.resources import read_sql
-from evalhouse.curation.cells import metric_params_of, setup_of, setup_text, subset_of
-from evalhouse.curation.setup_policy import packaged_policy
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline.source_run import parse_payload
 from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, SOURCE_RECORD_ID, ParsedRecord
@@ -53,6 +51,8 @@ class Cell:
     rest: tuple[str, ...] = ()  # metric parameters, cited reference and URL, row id, result id
 
     def as_dict(self) -> dict[str, Any]:
+        from evalhouse.curation.cells import subset_of  # noqa: PLC0415 - a quiet refresh imports no registry
+
         return {
             "model": self.model,
             "benchmark": self.benchmark,
@@ -94,6 +94,10 @@ def _score(result: Mapping[str, Any]) -> float | None:
 
 def cells_of(record: Mapping[str, Any]) -> Iterable[tuple[Cell, float]]:
     """``(cell, value)`` of every numeric result of one EEE record."""
+    # curation (the registries, pydantic) only when a board is read: a quiet refresh reads none
+    from evalhouse.curation.cells import metric_params_of, setup_of, setup_text  # noqa: PLC0415
+    from evalhouse.curation.setup_policy import packaged_policy  # noqa: PLC0415
+
     info = record.get("model_info") or {}
     model = _text(info.get("id") or info.get("name"))
     cited = (record.get("source_metadata") or {}).get("additional_details") or {}

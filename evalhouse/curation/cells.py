@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalhouse.curation.registry import normalise_alias
-from evalhouse.curation.setup_policy import SetupPolicy, short
+from evalhouse.curation.setup_policy import SetupPolicy
 
 
 @dataclass(frozen=True)
@@ -68,12 +68,6 @@ def setup_of(
         if policy.canonical(key) not in stated:
             setup[key] = value
     return setup
-
-
-def setup_text(setup: dict[str, str]) -> str:
-    """The whole setup as one readable key (``cot=true;harness=helm;shots=5``, sorted, long values
-    hashed): defining fields and attributes alike, for comparing what a source stated."""
-    return ";".join(f"{k}={short(setup[k])}" for k in sorted(setup))
 
 
 def metric_params_of(result: dict[str, Any]) -> tuple[dict[str, Any], str]:

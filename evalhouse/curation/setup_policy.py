@@ -154,9 +154,3 @@ def packaged_doc() -> Any:
     from evalhouse.curation.registry_version import read_file  # noqa: PLC0415
 
     return load_package_yaml(read_file(FILE))
-
-
-@cache
-def packaged_policy() -> SetupPolicy:
-    """The packaged policy (for readers that compare a source's own words, without a registry)."""
-    return SetupPolicy.from_doc(packaged_doc())

@@ -21,9 +21,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from evalhouse.common.resources import read_sql
+from evalhouse.curation.cells import metric_params_of, setup_of, subset_of
+from evalhouse.curation.setup_policy import SetupPolicy
+from evalhouse.curation.setup_policy import packaged_doc as packaged_setup_policy
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline.source_run import parse_payload
 from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, SOURCE_RECORD_ID, ParsedRecord
@@ -51,8 +55,6 @@ class Cell:
     rest: tuple[str, ...] = ()  # metric parameters, cited reference and URL, row id, result id
 
     def as_dict(self) -> dict[str, Any]:
-        from evalhouse.curation.cells import subset_of  # noqa: PLC0415 - a quiet refresh imports no registry
-
         return {
             "model": self.model,
             "benchmark": self.benchmark,
@@ -94,10 +96,6 @@ def _score(result: Mapping[str, Any]) -> float | None:
 
 def cells_of(record: Mapping[str, Any]) -> Iterable[tuple[Cell, float]]:
     """``(cell, value)`` of every numeric result of one EEE record."""
-    # curation (the registries, pydantic) only when a board is read: a quiet refresh reads none
-    from evalhouse.curation.cells import metric_params_of, setup_of, setup_text  # noqa: PLC0415
-    from evalhouse.curation.setup_policy import packaged_policy  # noqa: PLC0415
-
     info = record.get("model_info") or {}
     model = _text(info.get("id") or info.get("name"))
     cited = (record.get("source_metadata") or {}).get("additional_details") or {}
@@ -117,10 +115,16 @@ def cells_of(record: Mapping[str, Any]) -> Iterable[tuple[Cell, float]]:
             _text(result.get("evaluation_result_id")),
         )
         metric = _text(config.get("metric_id") or config.get("metric_name") or config.get("metric_unit"))
+        setup = setup_of(result, harness, _policy())  # the whole setup: a board's row, not a cell
         yield (
-            Cell(model, benchmark, evaluation, metric, setup_text(setup_of(result, harness, packaged_policy())), rest),
+            Cell(model, benchmark, evaluation, metric, ";".join(f"{k}={setup[k]}" for k in sorted(setup)), rest),
             value,
         )
+
+
+@cache
+def _policy() -> SetupPolicy:
+    return SetupPolicy.from_doc(packaged_setup_policy())
 
 
 def board_from(records: Iterable[Mapping[str, Any]]) -> Board:

@@ -11,6 +11,7 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+from evalhouse.common.staging import sweep
 from evalhouse.config import raw_store_path
 from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
@@ -25,6 +26,7 @@ def snapshots_dir(db_path: Path) -> Path:
 def pin_snapshot(wh: Warehouse, store: RawStore) -> tuple[Path, bool]:
     """The folder of a snapshot of ``wh``'s current state and whether it was created just now."""
     target = snapshots_dir(wh.path) / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    sweep(target, any_target=True)  # what killed freezes left, whatever second they started in
     created = create_snapshot(wh, target, store, name="pinned")
     earlier = created.previous_path
     if earlier and Path(earlier) != created.path and Path(earlier).is_dir() and verify_snapshot(earlier).ok:

@@ -124,7 +124,7 @@ def upgraded(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> 
             assert wh.schema_version() == older[-1].version
             old_shared = wh.scalar(SHARED_GPQA)
             snap = create_snapshot(wh, root / "snap", RawStore(db.with_suffix(".raw")))
-    with Warehouse.open(db) as wh:  # the upgrade: migration 0091 re-derives
+    with Warehouse.open(db) as wh:  # the upgrade: migrations 0091 and 0094 re-derive
         assert wh.schema_version() == max(m.version for m in migrations())
     return {
         "db": db,

@@ -1,5 +1,5 @@
-"""The README's Python API example, run as it is written (paths pointed at a scratch folder and at
-../shared), against the real pinned data replayed from a local mirror."""
+"""The Python API's notebook example (docs/python-api.md), run as it is written (paths pointed at a
+scratch folder and at ../shared), against the real pinned data replayed from a local mirror."""
 
 from __future__ import annotations
 
@@ -11,12 +11,11 @@ from pathlib import Path
 
 from evalhouse.ingest.pinned import mirror_from_shared
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+API_DOC = Path(__file__).resolve().parents[1] / "docs" / "python-api.md"
 
 
 def readme_example() -> str:
-    section = README.read_text().split("## Python API", 1)[1]
-    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    return re.search(r"```python\n(.*?)```", API_DOC.read_text(), re.S).group(1)
 
 
 def test_the_readme_example_runs_and_prints_what_it_says(shared: Path, tmp_path: Path) -> None:

@@ -63,7 +63,9 @@ def ingest_file(
 
 
 def _judged_load(wh: Warehouse, run: SourceRun, fetched: Fetched, options: RefreshOptions) -> ledger.RunResult:
-    """Parse, judge with the refresh's drift guards (against the source's last loading run), load.
+    """Parse, judge with the refresh's drift guards, load. The payload is compared with the last
+    loading run of the source that read a payload of the same name (one CSV of Epoch's hub is
+    compared with the same CSV, never with another benchmark's).
 
     A payload the guards fail (values rescaled x100, most rows quarantined, a shrink) loads
     nothing and fails the run with the guard's reason, as the nightly refresh would; a person
@@ -77,7 +79,7 @@ def _judged_load(wh: Warehouse, run: SourceRun, fetched: Fetched, options: Refre
         key,
         [page],
         [],
-        previous_figures(wh, ledger.last_loading_run(wh.con, key)),
+        previous_figures(wh, ledger.last_loading_run(wh.con, key, label=fetched.entry.label)),
         guards.policy_for(run.module),
         accept_drift=key in options.accept_drift,
         waiver=f"ingest {key} PATH --accept-drift",

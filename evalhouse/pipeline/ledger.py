@@ -506,14 +506,18 @@ class LastRun:
     finished_at: datetime | None
 
 
-def last_loading_run(con: duckdb.DuckDBPyConnection, source_key: str) -> LastRun | None:
-    """The newest run of ``source_key`` that loaded data (completed, partial or recanonicalised)."""
+def last_loading_run(con: duckdb.DuckDBPyConnection, source_key: str, label: str | None = None) -> LastRun | None:
+    """The newest run of ``source_key`` that loaded data (completed, partial or recanonicalised);
+    with ``label``, the newest such run that read a payload of that name (one file of a source
+    published as several, such as one CSV of Epoch's hub, is compared with the same file)."""
+    same_payload = " AND run_id IN (SELECT run_id FROM raw_snapshot WHERE source_key = ? AND label = ?)"
     row = first_row(
         con,
         "SELECT run_id, payload_sha256, records_fingerprint, registry_version, finished_at FROM ingest_run"
         " WHERE source_key = ? AND status IN ('completed', 'partial', 'recanonicalised')"
-        " ORDER BY finished_at DESC LIMIT 1",
-        [source_key],
+        + (same_payload if label is not None else "")
+        + " ORDER BY finished_at DESC LIMIT 1",
+        [source_key] + ([source_key, label] if label is not None else []),
     )
     return None if row is None else LastRun(*row)
 

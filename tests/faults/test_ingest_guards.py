@@ -86,6 +86,38 @@ def test_a_scale_change_after_a_good_ingest_fails_until_a_person_accepts_it(
     assert any("scale changed" in d for (d,) in waived)
 
 
+def test_files_of_one_source_are_each_compared_with_themselves(shared: Path, tmp_path: Path) -> None:
+    """Epoch's hub publishes one CSV per benchmark: a smaller CSV ingested after a larger one is
+    another payload, not a shrink; the same CSV shrunk is."""
+    hub = shared / "datasets" / "epoch-benchmarks-2025-11"
+    if not hub.is_dir():
+        pytest.skip(f"{hub} is absent")
+    db = tmp_path / "w.duckdb"
+    sizes = {n: sum(1 for _ in (hub / n).open()) for n in ("gpqa_diamond.csv", "math_level_5.csv")}
+    assert sizes["gpqa_diamond.csv"] > sizes["math_level_5.csv"] * 1.1  # the second is >10% smaller
+
+    def ingest(path: Path) -> tuple[int, dict]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "evalhouse", "--db", str(db), "ingest", "epoch-benchmarks", str(path), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+        return proc.returncode, json.loads(proc.stdout)
+
+    for name in sizes:
+        code, run = ingest(hub / name)
+        assert code == 0 and run["status"] == "completed", run
+    lines = (hub / "gpqa_diamond.csv").read_text().splitlines(keepends=True)
+    shrunk = tmp_path / "shrunk" / "gpqa_diamond.csv"
+    shrunk.parent.mkdir()
+    shrunk.write_text("".join(lines[: len(lines) // 2]))
+    code, run = ingest(shrunk)
+    assert code == 1 and run["status"] == "failed" and run["error"].startswith("rows dropped"), run
+
+
 def _offline(monkeypatch) -> list[str]:
     """Every name lookup fails as it does without a network; the names asked are listed."""
     asked: list[str] = []

@@ -4,13 +4,15 @@
    and units the way the pinned sources do (proportions, percents, explicit denominators, Elo,
    minutes), with 1% impossible values that must be refused. Each row goes through the same
    `Canonicaliser.canonicalise` the loader uses.
-2. Cross-source cells on the pinned corpus (Epoch AI + Artificial Analysis through the refresh from
-   a mirror of ../shared, the legacy Every Eval Ever datastore, the shared model cards): canonical
+2. Cross-source cells on the pinned corpus as a user builds it (every verified source refreshed
+   from a mirror of ../shared — Epoch AI, Artificial Analysis, LiveBench, LMArena, HELM, aider,
+   τ²-bench and the rest — the legacy Every Eval Ever datastore, the shared model cards): canonical
    cells, cells whose candidates come from two sources or more (per pair of sources), and Artificial
    Analysis against Epoch on GPQA Diamond — base models both report, configurations both report,
-   and how many of those share a cell — beside the baseline before the setup policy (the harness
-   in the cell key: 0 cells of two sources, 0 of 22 same-configuration pairs in one cell). Skipped,
-   saying so, without ../shared.
+   how many of those share a cell and which met only through a date or alias link — beside the
+   figures of the first merge of the identity and cell work and those before the setup policy (the
+   harness in the cell key: 0 cells of two sources, 0 of 22 same-configuration pairs in one cell).
+   Skipped, saying so, without ../shared.
 
 Usage: `.venv/bin/python benchmarks/curation.py [N]` (N synthetic rows; 0 skips part 1).
 """
@@ -84,9 +86,21 @@ def main(n: int = 1_000_000) -> None:
     print(f"throughput: {rate:,.0f} rows/s; target {TARGET:,} rows/s; ratio {rate / TARGET:.2f}x")
 
 
-#: Before the setup policy (the issue's figures on the same corpus): cells of two sources or more,
-#: and AA/Epoch GPQA Diamond configurations in one cell out of those both report.
-BASELINE = {"cells_with_several_sources": 0, "same_configuration_pairs_in_one_cell": 0}
+#: Figures on the pinned corpus before: ``issue`` the setup policy (the harness in the cell key),
+#: ``merged`` the first merge of the identity and cell work (same corpus, same code path as here).
+BASELINE = {
+    "issue": {"cells_with_several_sources": 0, "gpqa_pairs_in_one_cell": 0, "gpqa_pairs": 22},
+    "merged": {
+        "cells_with_several_sources": 203,
+        "gpqa_pairs_in_one_cell": 59,
+        "gpqa_pairs": 59,
+        "source_pairs": {
+            ("aider-polyglot", "epoch-benchmarks"): 138,
+            ("artificial-analysis", "epoch-benchmarks"): 59,
+            ("eee-hfopenllm-v2", "open-llm-leaderboard"): 6,
+        },
+    },
+}
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 GPQA_PAIRS = """
 WITH rows AS (
@@ -101,46 +115,83 @@ SELECT
       WHERE benchmark_id = 'gpqa_diamond' AND list_contains(candidate_sources, 'artificial-analysis')
         AND list_contains(candidate_sources, 'epoch-benchmarks'))
 """
+#: AA/Epoch GPQA Diamond configurations in one cell that an identity link made one: AA's name
+#: states no day ("GPT-4.1", "GPT-4o (Aug '24)") and a date or alias link gave it Epoch's.
+LINKED_PAIRS = """
+SELECT list(DISTINCT json_extract_string(d.detail, '$.model_name') || ' -> ' || v.config_id ORDER BY 1)
+FROM v_scores_canonical v
+JOIN curation_decision d ON d.kind = 'identity_link'
+ AND json_extract_string(d.subject, '$.source_key') = 'artificial-analysis'
+ AND json_extract_string(d.subject, '$.config_id') = v.config_id
+ AND json_extract_string(d.detail, '$.step') IN ('date', 'alias')
+WHERE v.benchmark_id = 'gpqa_diamond' AND list_contains(v.candidate_sources, 'artificial-analysis')
+  AND list_contains(v.candidate_sources, 'epoch-benchmarks')
+"""
 
 
-def cross_source(shared: Path) -> None:
+def build_corpus(shared: Path, root: Path) -> Path:
+    """The pinned corpus as a user builds it: every verified source refreshed from a mirror of
+    ../shared (``make mirror && make run``), the legacy Every Eval Ever datastore imported, each
+    shared model card ingested. Returns the warehouse path."""
     from evalhouse.ingest.pinned import mirror_from_shared  # part 2 only: no pipeline for part 1
     from evalhouse.pipeline.import_eee import import_tree
     from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.pipeline.refresh import RefreshOptions, refresh
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.raw_store import RawStore
+
+    mirror_from_shared(shared, root / "mirror")
+    store = RawStore(root / "w.raw")
+    with Warehouse.open(root / "w.duckdb") as wh:
+        refresh(wh, store, None, RefreshOptions(mirror=str(root / "mirror")))
+        import_tree(wh, shared / "datasets" / "eee-datastore-legacy", store)
+        for card in sorted((shared / "formats" / "hf-model-cards").glob("*.README.md")):
+            ingest_file(wh, store, "model-cards", str(card))
+    return root / "w.duckdb"
+
+
+def cross_source(shared: Path) -> None:
+    from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.stats import stats
 
     if not (shared / "datasets").is_dir():
         print(f"cross-source cells: skipped, the pinned corpus is not at {shared}")
         return
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        mirror_from_shared(shared, root / "mirror")
-        store = RawStore(root / "w.raw")
         t0 = time.perf_counter()
-        with Warehouse.open(root / "w.duckdb") as wh:
-            refresh(wh, store, ["epoch-benchmarks", "artificial-analysis"], RefreshOptions(mirror=str(root / "mirror")))
-            import_tree(wh, shared / "datasets" / "eee-datastore-legacy", store)
-            for card in sorted((shared / "formats" / "hf-model-cards").glob("*.README.md")):
-                ingest_file(wh, store, "model-cards", str(card))
-            built = time.perf_counter() - t0
+        db = build_corpus(shared, Path(tmp))
+        built = time.perf_counter() - t0
+        with Warehouse.open(db) as wh:
             data = stats(wh)
             bases, configs, met = wh.con.execute(GPQA_PAIRS).fetchone()
-    several = data["cells_with_several_sources"]
-    cells = data["canonical_cells"]
+            linked = wh.con.execute(LINKED_PAIRS).fetchone()[0] or []
+    several, cells = data["cells_with_several_sources"], data["canonical_cells"]
+    issue, merged = BASELINE["issue"], BASELINE["merged"]
     print(f"pinned corpus loaded in {built:.1f} s: {data['scores']:,} scores, {cells:,} canonical cells")
-    baseline = BASELINE["cells_with_several_sources"]
-    print(f"cells with candidates from two sources or more: {several:,} (baseline {baseline})")
+    print(
+        f"cells with candidates from two sources or more: {several:,} (before: {merged['cells_with_several_sources']}"
+        f" on the first merge, {issue['cells_with_several_sources']} before the setup policy; ratio "
+        f"{several / merged['cells_with_several_sources']:.2f}x)"
+    )
+    shown = set()
     for pair in data["source_pairs"]:
-        print(f"  {' + '.join(pair['sources'])}: {pair['cells']:,} cells, {pair['cells_disagreeing']:,} disagree")
+        key = tuple(pair["sources"])
+        shown.add(key)
+        before = merged["source_pairs"].get(key, 0)
+        print(f"  {' + '.join(key)}: {pair['cells']:,} cells (before {before}), {pair['cells_disagreeing']:,} disagree")
+    for key, before in merged["source_pairs"].items():
+        if key not in shown:
+            print(f"  {' + '.join(key)}: 0 cells (before {before})")
     share = met / configs if configs else 0.0
     print(
         f"GPQA Diamond, Artificial Analysis and Epoch AI: {bases} base models both report, {configs} configurations "
-        f"both report, {met} of them in one cell ({share:.0%}; baseline "
-        f"{BASELINE['same_configuration_pairs_in_one_cell']} of 22, 0%)"
+        f"both report, {met} of them in one cell ({share:.0%}; before: {merged['gpqa_pairs_in_one_cell']} of "
+        f"{merged['gpqa_pairs']} on the first merge, {issue['gpqa_pairs_in_one_cell']} of {issue['gpqa_pairs']} "
+        "before the setup policy)"
     )
+    print(f"  {len(linked)} of them one configuration only through a date or alias link:")
+    for text in linked:
+        print(f"    {text}")
 
 
 if __name__ == "__main__":

@@ -607,10 +607,30 @@ def eci(
     bootstrap: Annotated[
         int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples of the observation cells for the 90% CIs.")
     ] = 100,
+    objective: Annotated[
+        str,
+        typer.Option(
+            "--objective",
+            help="stable (λ = 1e-3, the largest of the stable region; default), epoch (Epoch's code: λ = 0.1, "
+            "raw α penalty), cv (λ by 3-fold cross-validation) or cv_hierarchical.",
+        ),
+    ] = "stable",
+    penalty: Annotated[
+        float | None,
+        typer.Option("--penalty", min=0.0, help="λ in Epoch's units (weight of the mean squared parameter)."),
+    ] = None,
+    sensitivity: Annotated[
+        bool,
+        typer.Option(
+            "--sensitivity",
+            help="Also refit across λ (1e-5 ... 1, Epoch's 0.1 and the stable region), the α parametrisation and "
+            "the anchor benchmark, and report ECI, ranks and the capability-over-time slope for each.",
+        ),
+    ] = False,
     random_state: Annotated[int, typer.Option("--random-state", help="Seed of the folds and the bootstrap.")] = 0,
     compare: Annotated[
         bool,
-        typer.Option("--compare/--no-compare", help="Also fit Epoch's plain objective and the variants, held out."),
+        typer.Option("--compare/--no-compare", help="Also fit Epoch's objective and the variants, held out."),
     ] = True,
     top: Annotated[int, typer.Option("--top", min=1, help="Models listed in the table (JSON lists all).")] = 20,
     snapshot: SnapshotOption = None,
@@ -623,18 +643,27 @@ def eci(
     Epoch's method with the published file withheld: the hub's cells only (other sources' rows never
     enter), composites excluded, the best score per configuration over setups; rows of models released
     before 2023 dropped; each benchmark normalised (x - random baseline) / (ceiling - baseline), clipped,
-    log-scaled for unbounded metrics or excluded, superseded benchmarks dropped, >= 4 benchmarks per
-    model, >= 5 models per benchmark (the benchmark registry with its citations:
-    evalhouse/analytics/equate/eci_benchmarks.yaml). One joint fit of p = sigmoid(alpha_b (C_m - D_b))
-    by regularised least squares, Winogrande fixed at D = 0, alpha = 1, iterated to a stated tolerance,
-    rescaled so Claude 3.5 Sonnet = 130 and GPT-5 = 150; the penalties are chosen by cross-validation
-    inside the training cells. EDI = a benchmark's difficulty on the ECI scale; 90% CIs from a bootstrap
-    over observation cells (seeded). heldout_rmse: RMSE on proportions of 5-fold held-out cells; the
-    same is computed for Epoch's plain objective and the variants tried (printed table; recorded).
+    log-scaled for unbounded metrics or excluded, superseded benchmarks dropped (the benchmark registry
+    with its citations: evalhouse/analytics/equate/eci_benchmarks.yaml).
 
-    JSON: {"models": [{"model", "group", "eci", "ci_low", "ci_high", "n_benchmarks"}],
-    "benchmarks": [{"benchmark", "edi", "slope"}], "heldout_rmse", "iterations"}; one row per source
-    model name ("Model version"), carrying its group's score.
+    Inclusion rule, before the fit: a model enters only with a known release date and >= 4 benchmarks
+    (every benchmark keeping >= 5 models). The models it keeps out are shown apart: an undated model
+    with enough benchmarks is read off the fitted curves (it moves nothing), the rest are listed.
+
+    One joint fit of p = sigmoid(alpha_b (C_m - D_b)) by least squares with Epoch's ridge penalty
+    (λ x the mean squared parameter; slopes as log alpha), Winogrande fixed at D = 0, alpha = 1,
+    rescaled so Claude 3.5 Sonnet = 130 and GPT-5 = 150. Default λ = 1e-3, the largest of the region
+    where the index no longer depends on λ (--sensitivity shows it). 90% intervals: a bootstrap over
+    cells, each resample re-anchored, its 5th-95th percentiles (coverage measured by simulation on the
+    hub's pattern in benchmarks/eci.py); the anchors are exact by definition, and their own places
+    relative to Winogrande are printed. heldout_rmse: RMSE on proportions of 5-fold held-out cells,
+    also for Epoch's objective and the variants (printed table; recorded).
+
+    JSON: {"models": [{"model", "group", "eci", "ci_low", "ci_high", "n_benchmarks"}], "apart": [{"model",
+    "group", "eci_placed", "n_benchmarks", "reason"}], "benchmarks": [{"benchmark", "edi", "slope"}],
+    "heldout_rmse", "iterations", "time_slopes": {"slope_per_year", "frontier_slope_per_year",
+    "n_frontier"}, "sensitivity" (with --sensitivity)}; one row per source model name ("Model
+    version"), carrying its group's score.
     """
     from evalhouse.analytics import runs
 
@@ -647,6 +676,9 @@ def eci(
             n_bootstrap=bootstrap,
             random_state=random_state,
             compare=compare,
+            sensitivity=sensitivity,
+            objective=objective,
+            penalty=penalty,
         ),
         lambda r: _print_eci(r, top),
         json_out,
@@ -657,18 +689,32 @@ def _print_eci(r: dict[str, Any], top: int) -> None:
     extra = r.get("extra", {})
     out.print(
         f"{len(r['models'])} models on {len(r['benchmarks'])} benchmarks; {r['iterations']} iterations, final change "
-        f"{extra.get('final_change', float('nan')):.1e} ECI points; "
-        f"penalties (abilities, items) {extra.get('penalty')}",
+        f"{extra.get('final_change', float('nan')):.1e} ECI points; penalty λ = {extra.get('penalty')} "
+        f"({extra.get('alpha_penalty')} α)",
         highlight=False,
     )
     table = Table(title=f"capabilities index (top {min(top, len(r['models']))} of {len(r['models'])})")
     for col in ("#", "model", "ECI", "90% CI", "benchmarks"):
         table.add_column(col, justify="left" if col == "model" else "right")
     for i, m in enumerate(r["models"][:top], 1):
-        table.add_row(
-            str(i), escape(m["model"]), _f(m["eci"], 1), f"{m['ci_low']:.1f}-{m['ci_high']:.1f}", str(m["n_benchmarks"])
-        )
+        ci = "—" if m["ci_low"] is None or m["ci_low"] != m["ci_low"] else f"{m['ci_low']:.1f}-{m['ci_high']:.1f}"
+        table.add_row(str(i), escape(m["model"]), _f(m["eci"], 1), ci, str(m["n_benchmarks"]))
     out.print(table)
+    for name, (lo, hi) in (extra.get("anchor_position") or {}).items():
+        out.print(
+            f"anchor {escape(name)}: exact by definition; its place relative to Winogrande (D = 0, alpha = 1) on "
+            f"this scale, 90%: {lo:.1f}-{hi:.1f}",
+            highlight=False,
+        )
+    ts = r.get("time_slopes") or {}
+    if ts.get("slope_per_year") is not None:
+        frontier = ts.get("frontier_slope_per_year")
+        out.print(
+            f"capability over time: {ts['slope_per_year']:.2f} ECI points per year (OLS over every model), "
+            + (f"{frontier:.2f} over the frontier ({ts['n_frontier']} models)" if frontier is not None else ""),
+            highlight=False,
+        )
+    _print_apart(r.get("apart") or [])
     if extra.get("comparison"):
         cmp = Table(title="held-out RMSE on proportions (5 folds over cells, same folds for every row)")
         for col in ("objective", "held-out RMSE", "cells"):
@@ -676,6 +722,51 @@ def _print_eci(r: dict[str, Any], top: int) -> None:
         for c in extra["comparison"]:
             cmp.add_row(c["variant"], _f(c["heldout_rmse"], 4), str(c["n_cells"]))
         out.print(cmp)
+    if r.get("sensitivity"):
+        _print_sensitivity(r["sensitivity"])
+
+
+def _print_apart(apart: list[dict[str, Any]]) -> None:
+    placed = [a for a in apart if a["eci_placed"] is not None]
+    if placed:
+        table = Table(title="kept out of the fit by the inclusion rule, read off the fitted curves (they move nothing)")
+        for col in ("model", "ECI if placed", "benchmarks", "reason"):
+            table.add_column(col, justify="left" if col in {"model", "reason"} else "right")
+        for a in placed:
+            table.add_row(escape(a["model"]), _f(a["eci_placed"], 1), str(a["n_benchmarks"]), escape(a["reason"]))
+        out.print(table)
+    rest = len(apart) - len(placed)
+    if rest:
+        out.print(f"{rest} more model names kept out with too few benchmarks to be placed (--json lists them)")
+
+
+def _print_sensitivity(sens: dict[str, Any]) -> None:
+    base = sens["baseline"]
+    out.print(f"sensitivity against {escape(base['label'])}", highlight=False)
+    table = Table(title="how the index moves with λ, the α penalty and the anchor benchmark")
+    cols = ("variant", "Spearman", "max |ΔECI|", "mean |ΔECI|", "max rank shift", "top-10 kept", "slope/yr", "× base",
+            "frontier/yr", "× base")  # fmt: skip
+    for col in cols:
+        table.add_column(col, justify="left" if col == "variant" else "right")
+    table.add_row(
+        "this run", "1.000", "0.0", "0.0", "0", "10", _f(base["slope_per_year"], 2), "1.00",
+        _f(base["frontier_slope_per_year"], 2), "1.00",
+    )  # fmt: skip
+    for v in sens["variants"]:
+        table.add_row(
+            escape(v["label"]),
+            _f(v["spearman"], 3),
+            _f(v["max_abs_diff"], 1),
+            _f(v["mean_abs_diff"], 2),
+            str(v["max_rank_shift"]),
+            str(v["top10_overlap"]),
+            _f(v["slope_per_year"], 2),
+            _f(v["slope_ratio"], 2),
+            _f(v["frontier_slope_per_year"], 2),
+            _f(v["frontier_slope_ratio"], 2),
+        )
+    out.print(table)
+    out.print("per-model ECI and rank under every variant: --json (sensitivity.models)", highlight=False)
 
 
 def register(analyze: typer.Typer, reproduce: typer.Typer, app: typer.Typer) -> None:

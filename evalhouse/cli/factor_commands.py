@@ -147,7 +147,7 @@ def paper_000(
 # --------------------------------------------------------------------------- analyze factor-grid
 
 
-_SHORT = {"n_neighbors": "nn"}
+_SHORT = {"n_neighbors": "nn", "n_estimators": "trees"}
 
 
 def _print_grid(payload: dict[str, Any]) -> None:
@@ -163,7 +163,9 @@ def _print_grid(payload: dict[str, Any]) -> None:
         )
     for r in payload["cells"]:
         chosen = ", ".join(f"{_SHORT.get(k, k)}={v}" for k, v in r["params"].items())
-        if not r["factored"]:
+        if r["heldout_r2"] is None and "fit:" in r["note"]:
+            chosen = "[red]failed on this matrix[/] (--json: note)"
+        elif not r["factored"]:
             chosen = "[yellow]not factored[/]"
         elif r["k"] is None:
             chosen = "[red]no solution[/]"
@@ -195,52 +197,76 @@ def _print_grid(payload: dict[str, Any]) -> None:
 def factor_grid(
     ctx: typer.Context,
     snapshot: SnapshotOption = None,
-    source: Annotated[str, typer.Option("--source", help="Whose benchmarks and models make the matrix.")] = (
-        "epoch-benchmarks"
-    ),
+    source: Annotated[
+        str,
+        typer.Option(
+            "--source",
+            help="Whose benchmarks and models make the matrix: a source key, or all (every source in the warehouse).",
+        ),
+    ] = "epoch-benchmarks",
     level: Annotated[
-        str, typer.Option("--level", help="Rows: configuration, or base_model (cells aggregated over configurations).")
+        str,
+        typer.Option(
+            "--level",
+            help="Rows: configuration, base_model (cells aggregated over configurations), or paper 002's name "
+            "collapses std (variant level) and aggr (family level), each cell the mean over the names collapsed.",
+        ),
     ] = "configuration",
     aggregate: Annotated[
         str, typer.Option("--aggregate", help="base_model level: mean or max over the source's configurations.")
     ] = "mean",
-    densifiers: Annotated[str, typer.Option("--densifiers", help="Comma-separated: C, R, S.")] = "C,R,S",
+    densifiers: Annotated[
+        str, typer.Option("--densifiers", help="Comma-separated: raw, C, R, S (or all).")
+    ] = "raw,C,R,S",
     imputers: Annotated[
         str,
         typer.Option(
             "--imputers",
-            help="Comma-separated: softimpute, knn, corr_zero, corr_mean, corr_softimpute, missforest.",
+            help="Comma-separated, or all: softimpute, knn, missforest, corr_zero (zero fill), corr_mean (mean "
+            "fill), corr_softimpute (SoftImpute on the correlations), osmc (one-sided matrix completion), usvt.",
         ),
-    ] = "softimpute,knn,corr_zero",
+    ] = "all",
     target_density: Annotated[float, typer.Option("--target-density", help="Densifier target τ.")] = 0.10,
-    min_obs: Annotated[int, typer.Option("--min-obs", help="Observations floor per kept row/column.")] = 3,
+    min_obs: Annotated[int, typer.Option("--min-obs", help="Observations floor per kept row/column (C, R, S).")] = 3,
     max_rank: Annotated[
-        int, typer.Option("--max-rank", help="SoftImpute ranks 1..N tried (paper 002: 10; ~2.5 s per rank).")
-    ] = 6,
+        int,
+        typer.Option("--max-rank", help="Ranks 1..N of SoftImpute, SoftImpute (corr.) and OSMC (paper 002: 10)."),
+    ] = 10,
     max_neighbors: Annotated[int, typer.Option("--max-neighbors", help="kNN k 1..N tried (paper 002: 10).")] = 10,
+    trees: Annotated[
+        str, typer.Option("--trees", help="missForest forest sizes tried (paper 002: 50,100,200,400).")
+    ] = "50,100,200,400",
     n_simulations: Annotated[int, typer.Option("--n-simulations", help="Parallel-analysis simulations.")] = 100,
     random_state: Annotated[int, typer.Option("--random-state", help="Seed of masks, imputers, simulations.")] = 0,
     db: DbOption = None,
     record: RecordFlag = True,
     json_out: JsonFlag = False,
 ) -> None:
-    """Paper 002's densifier x imputer x factor-analysis grid (its Table 3) on one source's matrix.
+    """Paper 002's densifier x imputer x factor-analysis grid (its Table 3) on the warehouse's matrix.
 
     Paper 002: "Large-scale factor analysis shows machine intelligence is only partially
-    interpretable". The matrix: the benchmarks --source (default: the Epoch AI Benchmarking Hub)
-    has current rows for, composite indices (the Epoch Capabilities Index) excluded, and the
-    configurations it scored them on (or their base models); cells are the warehouse's canonical
-    higher-is-better values. Each densifier (C column-, R row-, S symmetric peel to density τ)
-    x imputer cell: parameters chosen by held-out R2; cells with R2 < 0.2 are not factored;
-    otherwise parallel analysis picks k (at least 2), MINRES + promax, then Schmid-Leiman gives
-    AVE (variance per factor), ω_h (general-factor saturation) and φ_avg (mean factor
-    correlation). Widen the default grid with --max-rank 10 --imputers ...,missforest.
-    Recorded: analysis_run and one analysis_factor_grid row per cell.
+    interpretable". The matrix: the benchmarks --source has current rows for (all: every source),
+    composite indices (the Epoch Capabilities Index) excluded, and the configurations scored on them
+    - or their base models, or the paper's Std / Aggr name collapses; cells are the warehouse's
+    canonical higher-is-better values. Densifiers: raw (as is), C column-, R row-, S symmetric peel
+    to density τ. Imputers (the paper's Tables A2-A3): SoftImpute, kNN, missForest, and at the
+    correlation level zero fill, mean fill, SoftImpute on the correlation matrix, one-sided matrix
+    completion and USVT. Each cell: swept parameters chosen by held-out R2 on an inner mask of the
+    training cells, R2 reported on an outer mask; every threshold (SoftImpute's λ, the correlation
+    repair's eigenvalue floor) chosen on training cells only; cells with R2 < 0.2 are not factored;
+    otherwise parallel analysis picks k (at least 2), MINRES + promax, then Schmid-Leiman gives AVE
+    (variance per factor), ω_h (general-factor saturation) and φ_avg (mean factor correlation). A cell
+    whose imputer fails on its matrix is kept with the error. Recorded: analysis_run and one
+    analysis_factor_grid row per cell.
     """
     from evalhouse.analytics import runs
 
     read, into = target(ctx, db, record)
     console.print(f"factor grid on {source} ({level})…", highlight=False)
+    try:
+        forest_sizes = tuple(int(t) for t in split(trees))
+    except ValueError:
+        forest_sizes = ()
     run(
         lambda: runs.factor_grid(
             db=read,
@@ -255,6 +281,7 @@ def factor_grid(
             min_obs=min_obs,
             max_rank=max_rank,
             max_neighbors=max_neighbors,
+            trees=forest_sizes,
             n_simulations=n_simulations,
             random_state=random_state,
         ),

@@ -34,6 +34,9 @@ class Link(BaseModel):
     metric: str | None = None
     normalisation: str | None = None
     metrics: dict[str, str] = Field(default_factory=dict)  # a collection's metric -> what it is
+    #: the setup the collection's protocol fixes for every result of it (HELM Classic runs BoolQ
+    #: 5-shot): a result that does not state a field gets this value, one that states it keeps its own
+    setup: dict[str, str] = Field(default_factory=dict)
     reason: str | None = None
     evidence: tuple[str, ...] = ()
 
@@ -45,8 +48,8 @@ class Link(BaseModel):
             raise ValueError(f"{self.benchmark}: a same_as link states its subset, split, metric and normalisation")
         if self.apart_from is not None and not self.reason:
             raise ValueError(f"{self.benchmark}: an apart_from entry says why (reason)")
-        if self.apart_from is not None and self.metrics:
-            raise ValueError(f"{self.benchmark}: metrics belong to a same_as link")
+        if self.apart_from is not None and (self.metrics or self.setup):
+            raise ValueError(f"{self.benchmark}: metrics and setup belong to a same_as link")
         return self
 
     @property
@@ -57,9 +60,10 @@ class Link(BaseModel):
         """The link in words: what was checked (same_as) or what differs (apart_from)."""
         if self.apart_from is not None:
             return str(self.reason)
+        protocol = "; ".join(f"{k}={v}" for k, v in sorted(self.setup.items()))
         return (
             f"same subset ({self.subset}), split ({self.split}), metric ({self.metric}) and "
-            f"normalisation ({self.normalisation})"
+            f"normalisation ({self.normalisation})" + (f"; its protocol fixes {protocol}" if protocol else "")
         )
 
     def as_dict(self) -> dict[str, Any]:

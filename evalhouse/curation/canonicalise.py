@@ -97,6 +97,7 @@ class _Group:
     candidate_benchmark: str | None = None
     linked_from: str | None = None  # the namespaced benchmark benchmark_links.yaml linked to this one
     stated_metric: str | None = None  # the metric as the record names it, when a link renamed it
+    protocol: tuple[tuple[str, str], ...] = ()  # the setup the benchmark's protocol fixes
     rejection: str | None = None
 
 
@@ -193,6 +194,9 @@ class CanonicalGroup:
     provisional_metric: Metric | None = None
     candidate_benchmark: str | None = None
     linked_from: str | None = None
+    #: the setup the benchmark's protocol fixes (benchmarks.yaml or its link): fields a result does
+    #: not state take these values in its cell (:func:`evalhouse.curation.cells.cell_of`)
+    protocol: tuple[tuple[str, str], ...] = ()
 
     def value(self, raw_value: float) -> float | None:
         """The canonical value of ``raw_value``, or None when it is refused."""
@@ -274,6 +278,7 @@ class Canonicaliser:
             provisional_metric=group.provisional_metric,
             candidate_benchmark=group.candidate_benchmark,
             linked_from=group.linked_from,
+            protocol=group.protocol,
         )
 
     def rejection(self, result: dict[str, Any], *, source_key: str, collection: str | None = None) -> Rejection | None:
@@ -398,6 +403,11 @@ class Canonicaliser:
         steps.append(
             f"within bounds [{lo}, {hi}] {metric.unit}; {'lower' if metric.lower_is_better else 'higher'} is better"
         )
+        protocol = {**bench.setup, **(link.setup if link is not None else {})}
+        if protocol:
+            fixed = ", ".join(f"{k}={v}" for k, v in sorted(protocol.items()))
+            whose = f"benchmark_links.yaml: {link.benchmark}" if link is not None and link.setup else bench.id
+            steps.append(f"protocol fixes {fixed} ({whose}); a result that states a field keeps its own")
         return _Group(
             benchmark=bench,
             subset=subset,
@@ -411,6 +421,7 @@ class Canonicaliser:
             candidate_benchmark=candidate,
             linked_from=link.benchmark if link is not None else None,
             stated_metric=stated,
+            protocol=tuple(sorted(protocol.items())),
         )
 
     def _benchmark(
@@ -424,7 +435,14 @@ class Canonicaliser:
             bench = self.registry.benchmark_for(name, source_key, scoped_only=scoped_only)
             if bench is not None:
                 subset = None if name == names.evaluation_name else subset_of(names.evaluation_name, name, bench.name)
-                return bench, subset, None, None, _bench_step(name, bench.id, subset, provisional=False), None
+                step = _bench_step(name, bench.id, subset, provisional=False)
+                denoted = self.registry.subset_named(name, source_key)
+                if denoted is not None and subset is None:
+                    subset = denoted[0]
+                    step = (
+                        _bench_step(name, bench.id, subset, provisional=False) + f" (the name denotes it: {denoted[1]})"
+                    )
+                return bench, subset, None, None, step, None
         declared = self.declared and names.declared is not None
         if not (self.allow_provisional or declared) or not names.raw:
             return None

@@ -18,6 +18,7 @@ cell key is its defining part, ``name=value`` sorted, a value too long to read a
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,11 +42,17 @@ def _flat(value: Any) -> str:
 
 
 def setup_of(
-    result: dict[str, Any], harness: str | None, policy: SetupPolicy, name_setup: dict[str, str] | None = None
+    result: dict[str, Any],
+    harness: str | None,
+    policy: SetupPolicy,
+    name_setup: dict[str, str] | None = None,
+    protocol: Iterable[tuple[str, str]] = (),
 ) -> dict[str, str]:
     """The result's whole setup: what the model's name says about the run ("(8-shot)"), overridden
-    by everything the generation config states (minus the fields that report how a run went), and
-    the harness (normalised: "HAL" and "hal" are one harness)."""
+    by everything the generation config states (minus the fields that report how a run went), the
+    harness (normalised: "HAL" and "hal" are one harness), and each field of the benchmark's
+    ``protocol`` (the setup it fixes: the Open LLM Leaderboard v2's BBH is 3-shot) that the result
+    states under none of its spellings."""
     gen = result.get("generation_config") or {}
     setup: dict[str, str] = dict(name_setup or {})
     for key, value in (gen.get("additional_details") or {}).items():
@@ -56,6 +63,10 @@ def setup_of(
             setup[f"args.{key}"] = _flat(value)
     if harness and "harness" not in setup:
         setup["harness"] = normalise_alias(harness)
+    stated = {policy.canonical(k) for k in setup}
+    for key, value in protocol:
+        if policy.canonical(key) not in stated:
+            setup[key] = value
     return setup
 
 
@@ -92,16 +103,19 @@ def _loose(name: str) -> str:
     return normalise_alias(name.replace("-", " ").replace("_", " "))
 
 
-def cell_of(
+def cell_of(  # noqa: PLR0913 - what the name and the benchmark's protocol say are keyword-only
     result: dict[str, Any],
     subset: str | None,
     harness: str | None,
     policy: SetupPolicy,
     name_setup: dict[str, str] | None = None,
+    *,
+    protocol: Iterable[tuple[str, str]] = (),
 ) -> Cell:
     """The result's cell; ``name_setup`` is what the model's name says about the run ("(8-shot)"),
-    which the record's own generation config overrides."""
-    setup = setup_of(result, harness, policy, name_setup)
+    which the record's own generation config overrides; ``protocol`` is the setup its benchmark
+    fixes, for the fields neither states."""
+    setup = setup_of(result, harness, policy, name_setup, protocol)
     params, params_key = metric_params_of(result)
     return Cell(
         subset=subset,

@@ -68,6 +68,7 @@ class Registry(BaseModel):
     metric_aliases: dict[str, str]
     unit_aliases: dict[str, str]
     benchmark_aliases: dict[tuple[str, str], str]  # (source_key or "*", alias) -> id
+    benchmark_subsets: dict[tuple[str, str], tuple[str, str]] = Field(default_factory=dict)  # -> (subset, evidence)
     developers: dict[str, Developer]
     developer_aliases: dict[str, str]
     developer_patterns: tuple[tuple[re.Pattern[str], str, bool], ...]  # (pattern, developer, documented)
@@ -179,6 +180,15 @@ class Registry(BaseModel):
             bench_id = self.benchmark_aliases.get(("*", key))
         return None if bench_id is None else self.benchmarks[bench_id]
 
+    def subset_named(self, name: str | None, source_key: str | None = None) -> tuple[str, str] | None:
+        """``(subset, evidence)`` when ``name`` denotes one subset of its benchmark (a subset alias,
+        scoped to ``source_key`` first), else None."""
+        if not name:
+            return None
+        key = normalise_alias(name)
+        found = self.benchmark_subsets.get((source_key, key)) if source_key else None
+        return found or self.benchmark_subsets.get(("*", key))
+
     def global_benchmark_for(self, name: str | None) -> Benchmark | None:
         """The registry benchmark a name would match globally (a candidate link, never an identity)."""
         key = normalise_alias(name or "")
@@ -264,21 +274,32 @@ def _check_benchmark(bench: Benchmark, families: set[str], bench_ids: set[str], 
     return problems
 
 
-def _index_benchmarks(bf: BenchmarksFile, metric_ids: set[str], problems: list[str]) -> dict[tuple[str, str], str]:
+def _index_benchmarks(
+    bf: BenchmarksFile, metric_ids: set[str], problems: list[str]
+) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], tuple[str, str]]]:
+    """``(aliases, subsets)``: every alias (scope, name) -> benchmark id, and the aliases that denote
+    one subset of their benchmark -> (subset, evidence)."""
     ids = [b.id for b in bf.benchmarks]
     if len(set(ids)) != len(ids):
         problems.append(f"duplicate benchmark ids {sorted({b for b in ids if ids.count(b) > 1})}")
     families = {f.id for f in bf.families}
     aliases: dict[tuple[str, str], str] = {}
+    subsets: dict[tuple[str, str], tuple[str, str]] = {}
     for bench in bf.benchmarks:
         problems.extend(_check_benchmark(bench, families, set(ids), metric_ids))
         scoped = [("*", a) for a in (bench.id, bench.name, *bench.aliases)]
         scoped += [(src, a) for src, names in bench.source_aliases.items() for a in names]
+        for sub in bench.subset_aliases:
+            for name in sub.names:
+                scoped.append((sub.source or "*", name))
+                subsets[(sub.source or "*", normalise_alias(name))] = (sub.subset, "; ".join(sub.evidence))
         for scope, alias in scoped:
             key = (scope, normalise_alias(alias))
             if aliases.setdefault(key, bench.id) != bench.id:
                 problems.append(f"benchmark alias {alias!r} (scope {scope}) names both {aliases[key]} and {bench.id}")
-    return aliases
+        if bench.setup and not bench.setup_evidence:
+            problems.append(f"benchmark {bench.id}: a protocol setup states its evidence (setup_evidence)")
+    return aliases, subsets
 
 
 #: A group referred to by number ("\\1", "(?(1)"): numbers change when patterns are joined into one.
@@ -344,7 +365,7 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"", content_sha
     problems: list[str] = []
     unit_aliases, conversions = _index_units(uf, problems)
     metric_aliases = _index_metrics(mf, {u.id for u in uf.units}, problems)
-    bench_aliases = _index_benchmarks(bf, {m.id for m in mf.metrics}, problems)
+    bench_aliases, bench_subsets = _index_benchmarks(bf, {m.id for m in mf.metrics}, problems)
     developer_aliases, developer_patterns = _index_developers(df, problems)
     reuploads = {r.repo.lower(): r.developer for r in df.reuploads}
     problems += [f"re-upload {r.repo!r} names unknown developer {r.developer!r}" for r in df.reuploads
@@ -394,6 +415,7 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"", content_sha
         metric_aliases=metric_aliases,
         unit_aliases=unit_aliases,
         benchmark_aliases=bench_aliases,
+        benchmark_subsets=bench_subsets,
         developers={d.id: d for d in df.developers},
         developer_aliases=developer_aliases,
         reuploads=reuploads,

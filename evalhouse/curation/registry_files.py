@@ -41,6 +41,24 @@ class Family(Strict):
     description: str | None = None
 
 
+class SubsetAlias(Strict):
+    """Names that denote one subset of a benchmark: Artificial Analysis's "τ²-Bench Telecom" (its
+    ``tau2``) is τ²-bench's telecom domain, the subset the τ²-bench leaderboard writes as
+    ``telecom``. ``source`` scopes the names to one source's raw names; the evidence says so."""
+
+    names: tuple[str, ...]
+    subset: str
+    source: str | None = None
+    evidence: tuple[str, ...]
+
+    @field_validator("evidence")
+    @classmethod
+    def _evidenced(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("a subset alias states its evidence")
+        return value
+
+
 class Benchmark(Strict):
     id: str
     name: str
@@ -55,7 +73,12 @@ class Benchmark(Strict):
     paraphrase: str | None = None
     aliases: tuple[str, ...] = ()
     source_aliases: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    subset_aliases: tuple[SubsetAlias, ...] = ()
     canonical_metric: str | None = None
+    #: The setup the benchmark's protocol fixes (the Open LLM Leaderboard v2's BBH is 3-shot): a
+    #: result that does not state a field gets the protocol's value, one that states it keeps its own.
+    setup: dict[str, str] = Field(default_factory=dict)
+    setup_evidence: tuple[str, ...] = ()
 
     @field_validator("id")
     @classmethod

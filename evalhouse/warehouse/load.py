@@ -384,7 +384,7 @@ class Loader:
                 self.report.scores_in_duplicates += 1
                 continue
             seen.add(fingerprint)
-            cell = self._cell(result, group.subset, setup_key, ctx)
+            cell = self._cell(result, group, setup_key, ctx)
             self._scores.add(rec, index, result, group, raw_value, value, cell, fingerprint)
             self.report.scores_loaded += 1
 
@@ -425,21 +425,25 @@ class Loader:
             self._candidates[group.benchmark_id] = group.candidate_benchmark
 
     def _cell(
-        self, result: dict[str, Any], subset: str | None, setup_key: tuple[Any, ...], ctx: rows.RecordContext
+        self, result: dict[str, Any], group: CanonicalGroup, setup_key: tuple[Any, ...], ctx: rows.RecordContext
     ) -> Cell:
         """The result's cell, computed once per distinct generation config, metric parameters,
-        subset, harness and name-stated setup (a load sees a handful of them)."""
+        subset, protocol, harness and name-stated setup (a load sees a handful of them)."""
+        subset = group.subset
         generation = result.get("generation_config")
         params = (result.get("metric_config") or {}).get("metric_parameters")
         key = (  # the result's JSON was written whole already, so orjson writes any part of it
             None if generation is None else orjson.dumps(generation, option=_SORTED),
             None if params is None else orjson.dumps(params, option=_SORTED),
             subset,
+            group.protocol,
             setup_key,
         )
         cell = self._cells.get(key)
         if cell is None:
-            cell = self._cells[key] = cell_of(result, subset, ctx.harness, self._policy, ctx.model.setup)
+            cell = self._cells[key] = cell_of(
+                result, subset, ctx.harness, self._policy, ctx.model.setup, protocol=group.protocol
+            )
         return cell
 
     def _decision(self, kind: str, rule: str, subject: dict[str, Any], detail: dict[str, Any]) -> None:

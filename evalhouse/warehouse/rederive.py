@@ -167,7 +167,7 @@ def _groups(con: duckdb.DuckDBPyConnection, registry: Registry, report: Rederive
     )
     con.execute("CREATE OR REPLACE TEMPORARY TABLE _rederive_value (score_id BIGINT, value DOUBLE)")
     con.execute("CREATE OR REPLACE TEMPORARY TABLE _rederive_stay (score_id BIGINT)")
-    moved, provisional, refused = [], {"benchmark": {}, "metric": {}}, []
+    moved, provisional, refused, protocols = [], {"benchmark": {}, "metric": {}}, [], []
     for group_id, source_key, collection, key, self_describing, result, *old in found:
         new = canonicalisers[bool(self_describing)].group(
             json.loads(result), source_key=source_key, collection=collection
@@ -175,6 +175,11 @@ def _groups(con: duckdb.DuckDBPyConnection, registry: Registry, report: Rederive
         if new.rejection is not None:
             refused.append((group_id, source_key, collection, key))
             continue
+        if new.protocol:
+            protocols.append(
+                {"group_id": group_id, "source_key": source_key, "collection": collection, "group_key": key,
+                 "protocol": dump([list(p) for p in new.protocol])}
+            )  # fmt: skip
         row = _group_row(new)
         if list(row) == [*old[:-1], list(old[-1])]:
             continue
@@ -185,6 +190,7 @@ def _groups(con: duckdb.DuckDBPyConnection, registry: Registry, report: Rederive
                 provisional[table].setdefault(prov.id, (source_key, prov.model_dump()))
     for table, rows in provisional.items():
         insert_rows(con, table, [provisional_row(table, r, src) for src, r in rows.values()], or_ignore=True)
+    _protocols(con, protocols)
     report.groups = len(moved)
     report.refused = _count_scores(con, refused)
     if not moved:
@@ -207,6 +213,25 @@ def _groups(con: duckdb.DuckDBPyConnection, registry: Registry, report: Rederive
         " metric_raw, metric_id, raw_unit, unit, lower_is_better, steps FROM _rederive_group"
     )
     _revalue(con, moved, report)
+
+
+def _protocols(con: duckdb.DuckDBPyConnection, protocols: list[dict[str, Any]]) -> None:
+    """Each score's protocol (the setup its benchmark fixes, under the current rules), in
+    ``_rederive_score.protocol``: its cell is derived with it."""
+    con.execute("ALTER TABLE _rederive_score ADD COLUMN protocol TEXT DEFAULT '[]'")
+    if not protocols:
+        return
+    con.execute(
+        "CREATE OR REPLACE TEMPORARY TABLE _rederive_protocol (group_id BIGINT, source_key TEXT, collection TEXT,"
+        " group_key TEXT, protocol TEXT)"
+    )
+    insert_rows(con, "_rederive_protocol", protocols)
+    con.execute(
+        "UPDATE _rederive_score SET protocol = p.protocol FROM _rederive_protocol p"
+        " WHERE p.group_id = _rederive_score.group_id AND p.source_key = _rederive_score.source_key"
+        " AND p.collection IS NOT DISTINCT FROM _rederive_score.collection AND p.group_key = _rederive_score.group_key"
+    )
+    con.execute("DROP TABLE _rederive_protocol")
 
 
 def _revalue(con: duckdb.DuckDBPyConnection, moved: list[tuple[Any, ...]], report: Rederived) -> None:
@@ -246,32 +271,33 @@ def _count_scores(con: duckdb.DuckDBPyConnection, keys: list[tuple[Any, ...]]) -
 
 
 def _setups(con: duckdb.DuckDBPyConnection, policy: SetupPolicy, models: dict[str, _Model], report: Rederived) -> None:
-    """Each distinct (stored setup, harness, setup the model's name states) derived again: its whole
-    setup and its cell key under the policy; those that changed go to ``_rederive_setup`` (with
-    their new rows in ``score_setup``)."""
+    """Each distinct (stored setup, harness, setup the model's name states, its benchmark's protocol)
+    derived again: its whole setup and its cell key under the policy; those that changed go to
+    ``_rederive_setup`` (with their new rows in ``score_setup``)."""
     found = con.execute(
-        "SELECT DISTINCT s.setup_id, s.eval_library, e.name_setup, CAST(u.generation_config AS VARCHAR),"
+        "SELECT DISTINCT s.setup_id, s.eval_library, e.name_setup, s.protocol, CAST(u.generation_config AS VARCHAR),"
         " CAST(u.metric_params AS VARCHAR), u.setup_key, CAST(u.setup AS VARCHAR)"
         " FROM _rederive_score s JOIN _rederive_eval e USING (evaluation_id) JOIN score_setup u USING (setup_id)"
     ).fetchall()
     changed = []
-    for setup_id, harness, name_setup, generation, params, old_key, old_setup in found:
+    for setup_id, harness, name_setup, protocol, generation, params, old_key, old_setup in found:
         result = {
             "generation_config": json.loads(generation) if generation else None,
             "metric_config": {"metric_parameters": json.loads(params) if params else None},
         }
-        cell = cell_of(result, None, harness, policy, json.loads(name_setup))
+        fixed = [(k, v) for k, v in json.loads(protocol)]
+        cell = cell_of(result, None, harness, policy, json.loads(name_setup), protocol=fixed)
         setup_text = dump(cell.setup, sort_keys=True)
         if cell.setup_key != old_key or setup_text != old_setup:
-            changed.append((setup_id, harness, name_setup, cell.setup_key, setup_text, old_key))
+            changed.append((setup_id, harness, name_setup, protocol, cell.setup_key, setup_text, old_key))
     con.execute(
         "CREATE OR REPLACE TEMPORARY TABLE _rederive_setup (setup_id BIGINT, eval_library TEXT, name_setup TEXT,"
-        " setup_key TEXT, setup TEXT, old_key TEXT, new_setup_id BIGINT)"
+        " protocol TEXT, setup_key TEXT, setup TEXT, old_key TEXT, new_setup_id BIGINT)"
     )
     report.setups = len(changed)
     if not changed:
         return
-    names = ("setup_id", "eval_library", "name_setup", "setup_key", "setup", "old_key")
+    names = ("setup_id", "eval_library", "name_setup", "protocol", "setup_key", "setup", "old_key")
     insert_rows(con, "_rederive_setup", [dict(zip(names, row, strict=True)) for row in changed])
     con.execute(
         "UPDATE _rederive_setup SET new_setup_id = score_setup_id(u.metric_params, u.metric_params_key,"
@@ -372,7 +398,7 @@ def _decisions(con: duckdb.DuckDBPyConnection, cause: str, models: dict[str, _Mo
         "SELECT s.source_key, u.old_key, u.setup_key, count(*) FROM _rederive_score s"
         " JOIN _rederive_eval e USING (evaluation_id)"
         " JOIN _rederive_setup u ON u.setup_id = s.setup_id AND u.eval_library IS NOT DISTINCT FROM s.eval_library"
-        " AND u.name_setup = e.name_setup"
+        " AND u.name_setup = e.name_setup AND u.protocol = s.protocol"
         " WHERE u.old_key IS DISTINCT FROM u.setup_key GROUP BY ALL ORDER BY 1, 2, 3"
     ).fetchall():
         rows.append(

@@ -423,3 +423,25 @@ def test_analyze_equate_records_a_run_pinned_to_the_file(long_csv: Path, tmp_pat
     (pin,) = query(db, "SELECT snapshot_id FROM analysis_run WHERE analysis_id = ?", [out["analysis_id"]])[0]
     assert pin == out["pin"] and pin.startswith("file-sha256:")
     assert query(db, "SELECT count(*) FROM analysis_theta WHERE analysis_id = ?", [out["analysis_id"]])[0][0] == 41
+
+
+def test_eci_sensitivity_is_printed_on_the_hub(real_warehouse: Path) -> None:
+    """`analyze eci --sensitivity` on the real hub: the λ rows (Epoch's 0.1 and the stable region),
+    the α parametrisation and the anchor benchmarks, ranks and the capability-over-time slope; the
+    undated models shown apart."""
+    result = run("--db", real_warehouse, "analyze", "eci", "--no-record", "--no-compare", "--bootstrap", "10",
+                 "--sensitivity", "--top", "5")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = said(result)
+    for needle in (
+        "λ = 0.1 (Epoch's published λ)",
+        "λ = 0.001 (largest of the stable region)",
+        "raw α penalty, λ = 0.1 (Epoch's code as published)",
+        "anchor benchmark mmlu",
+        "max rank shift",
+        "ECI points per year",
+        "UNICORN",
+        "release date unknown",
+        "exact by definition",
+    ):
+        assert needle in text, needle

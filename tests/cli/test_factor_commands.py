@@ -385,3 +385,54 @@ def test_efa_singular_matrix_retries_from_a_unity_diagonal(tmp_path: Path) -> No
     assert ran.exit_code == 0 and "retried from a unity diagonal" in ran.output
     ran = invoke(["analyze", "efa", "--input", str(path), "--factors", "2", "--method", "ml"])
     assert ran.exit_code == 2 and "singular" in ran.output and "--method minres" in ran.output
+
+
+# Paper 002's whole grid, with small sweeps so the suite stays quick: ranks and k 1..3, 10 trees.
+WHOLE_GRID = ["--densifiers", "raw,R,C,S", "--imputers", "all", "--max-rank", "3", "--max-neighbors", "3",
+              "--trees", "10", "--n-simulations", "20"]  # fmt: skip
+IMPUTERS = {"softimpute", "knn", "missforest", "corr_zero", "corr_mean", "corr_softimpute", "osmc", "usvt"}
+
+
+def _check_whole_grid(payload: dict[str, Any]) -> None:
+    cells = payload["cells"]
+    assert {(c["densifier"], c["imputer"]) for c in cells} == {(d, i) for d in ("raw", "R", "C", "S") for i in IMPUTERS}
+    m = payload["matrix"]
+    raw = [c for c in cells if c["densifier"] == "raw" and c["n_models"]]
+    assert raw and all(c["n_models"] <= m["n_models"] and c["n_benchmarks"] <= m["n_benchmarks"] for c in raw)
+    for c in cells:
+        if c["factored"]:
+            assert c["heldout_r2"] >= 0.2 and 0 <= c["omega_h"] <= 1
+    assert any(c["factored"] for c in cells)
+    assert payload["params"]["max_rank"] == 3 and payload["params"]["trees"] == [10]
+
+
+@pytest.mark.slow  # ~2 min on a shared 2-core machine: 32 cells
+def test_the_papers_whole_grid_runs_on_the_epoch_hub(real_warehouse: Path) -> None:
+    ran = invoke(["--db", str(real_warehouse), "analyze", "factor-grid", *WHOLE_GRID, "--no-record", "--json"])
+    assert ran.exit_code == 0, ran.output
+    _check_whole_grid(ran.json())
+    std = invoke(["--db", str(real_warehouse), "analyze", "factor-grid", "--level", "std", "--densifiers", "C",
+                  "--imputers", "corr_mean,osmc", "--max-rank", "3", "--no-record", "--json"])  # fmt: skip
+    assert std.exit_code == 0, std.output
+    configs = invoke(["--db", str(real_warehouse), "analyze", "factor-grid", "--densifiers", "raw", "--imputers",
+                      "corr_mean", "--no-record", "--json"]).json()  # fmt: skip
+    payload = std.json()
+    assert payload["dataset"] == "epoch-benchmarks:std"
+    # the variant-level collapse merges configurations (efforts, dated snapshots) into fewer rows
+    assert payload["matrix"]["n_models"] < configs["matrix"]["n_models"]
+
+
+@pytest.mark.slow  # ~3 min: the legacy datastore through import-eee, then 32 cells over every source
+def test_the_papers_whole_grid_runs_on_the_legacy_datastore(shared: Path, tmp_path: Path) -> None:
+    db = tmp_path / "legacy.duckdb"
+    loaded = invoke(["import-eee", str(shared / "datasets" / "eee-datastore-legacy"), "--db", str(db),
+                     "--skip-validation"])  # fmt: skip
+    assert loaded.exit_code in (0, 1), loaded.output  # 1: some records quarantined, the rest loaded
+    ran = invoke(["--db", str(db), "analyze", "factor-grid", "--source", "all", "--level", "std", *WHOLE_GRID,
+                  "--no-record", "--json"])  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    payload = ran.json()
+    assert payload["dataset"] == "all:std"
+    n_sources = rows(db, "SELECT count(DISTINCT source_key) FROM v_score_current")[0][0]
+    assert n_sources >= 5  # HELM, the Open LLM Leaderboard, HAL, Global-MMLU-Lite collections
+    _check_whole_grid(payload)

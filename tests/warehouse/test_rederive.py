@@ -25,7 +25,9 @@ from evalhouse.warehouse.db import Warehouse, migrations
 from evalhouse.warehouse.raw_store import RawStore
 from evalhouse.warehouse.snapshot import create_snapshot, open_snapshot, verify_snapshot
 
-NEW_CONFIG, OLD_CONFIG = "openai/gpt-4o|date=2024-08", "openai/gpt-4o|date=aug-24"
+NEW_CONFIG, OLD_CONFIG = "openai/gpt-4o|date=2024-08-06", "openai/gpt-4o|date=aug-24"
+#: The migrations that re-derive identities; the old state is the warehouse without them.
+REDERIVING = (91, 94)
 OLD_BENCHMARK = "epoch_benchmarks.gpqa_diamond"
 SCORE_COLUMNS = "* EXCLUDE (loaded_at, canonical_steps), CAST(canonical_steps AS VARCHAR) AS steps"
 SHARED_GPQA = (
@@ -99,7 +101,7 @@ def older_rules(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     con.execute("UPDATE score_value SET group_id = o.old_id FROM _old_group o WHERE score_value.group_id = o.group_id")
     con.execute("DELETE FROM score_group WHERE group_id IN (SELECT group_id FROM _old_group)")
     con.execute(ROW_KEYS)
-    con.execute("DELETE FROM _migrations WHERE version = 91")
+    con.execute("DELETE FROM _migrations WHERE list_contains(?, version)", [list(REDERIVING)])
     return {"evaluations": len(ids), "harness_scores": harness, "renamed_scores": renamed}
 
 
@@ -114,17 +116,23 @@ def upgraded(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     con = duckdb.connect(str(db))
     changed = older_rules(con)
     con.close()
-    # a snapshot of the old state, made by a writer that knows no migration past 0090
-    before_0091 = [m for m in migrations() if m.version < 91]
+    # a snapshot of the old state, made by a writer that knows every migration but the re-deriving ones
+    older = [m for m in migrations() if m.version not in REDERIVING]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(db_module, "migrations", lambda: before_0091)
+        mp.setattr(db_module, "migrations", lambda: older)
         with Warehouse.open(db) as wh:
-            assert wh.schema_version() == 90
+            assert wh.schema_version() == older[-1].version
             old_shared = wh.scalar(SHARED_GPQA)
             snap = create_snapshot(wh, root / "snap", RawStore(db.with_suffix(".raw")))
-    with Warehouse.open(db) as wh:  # the upgrade: migration 0091 re-derives
+    with Warehouse.open(db) as wh:  # the upgrade: migrations 0091 and 0094 re-derive
         assert wh.schema_version() == max(m.version for m in migrations())
-    return {"db": db, "snapshot": snap.path, "changed": changed, "old_shared": old_shared}
+    return {
+        "db": db,
+        "snapshot": snap.path,
+        "changed": changed,
+        "old_shared": old_shared,
+        "old_version": older[-1].version,
+    }
 
 
 def test_the_upgraded_warehouse_holds_what_a_fresh_load_holds(upgraded: dict, real_warehouse: Path) -> None:
@@ -177,7 +185,7 @@ def test_a_snapshot_of_the_old_state_still_verifies_and_opens(upgraded: dict) ->
     assert report.ok, report.problems()
     con = open_snapshot(snap)
     try:
-        assert con.execute("SELECT schema_version FROM snapshot_meta").fetchone()[0] == 90
+        assert con.execute("SELECT schema_version FROM snapshot_meta").fetchone()[0] == upgraded["old_version"]
         # it shows the cells as they were: Epoch's GPQA Diamond runs under the old benchmark and key
         assert con.execute(SHARED_GPQA).fetchone()[0] == 0
         assert (
@@ -230,3 +238,50 @@ def test_a_result_the_rules_would_now_refuse_is_left_as_it_is_and_counted(real_w
         assert con.execute(f"SELECT {SCORE_COLUMNS} FROM score WHERE score_id = ?", [score_id]).fetchall() == before
     finally:
         con.close()
+
+
+def test_migration_0094_gives_artificial_analysis_tau2_its_telecom_subset(real_warehouse: Path, tmp_path: Path) -> None:
+    """Before 0094, AA's τ²-Bench Telecom loaded as τ²-bench with no subset, so it could never meet
+    the τ²-bench leaderboard's telecom rows; the upgrade moves it, as a decision naming 0094."""
+    db = copy_warehouse(real_warehouse, tmp_path / "db")
+    con = duckdb.connect(str(db))
+    con.execute(
+        "CREATE TEMP TABLE _old_group AS SELECT group_id, score_group_id(benchmark_raw, benchmark_id, NULL, metric_raw,"
+        " metric_id, raw_unit, unit, lower_is_better, steps) AS old_id FROM score_group"
+        " WHERE benchmark_id = 'tau2_bench' AND subset = 'telecom'"
+    )
+    con.execute(
+        "INSERT INTO score_group SELECT o.old_id, g.* EXCLUDE (group_id) REPLACE (NULL AS subset)"
+        " FROM score_group g JOIN _old_group o USING (group_id)"
+    )
+    moved = con.execute(
+        "SELECT count(*) FROM score_value WHERE group_id IN (SELECT group_id FROM _old_group)"
+    ).fetchone()
+    con.execute("UPDATE score_value SET group_id = o.old_id FROM _old_group o WHERE score_value.group_id = o.group_id")
+    con.execute("DELETE FROM score_group WHERE group_id IN (SELECT group_id FROM _old_group)")
+    con.execute(ROW_KEYS)
+    con.execute("DELETE FROM _migrations WHERE version = 94")
+    assert (
+        con.execute(
+            "SELECT count(*) FROM score WHERE source_key = 'artificial-analysis' AND benchmark_id = 'tau2_bench'"
+            " AND subset IS NULL"
+        ).fetchone()[0]
+        == moved[0]
+        >= 100
+    )
+    con.close()
+    with Warehouse.open(db):  # the upgrade: migration 0094 re-derives
+        pass
+    got, want = duckdb.connect(str(db), read_only=True), duckdb.connect(str(real_warehouse), read_only=True)
+    try:
+        assert rows(got, f"SELECT {SCORE_COLUMNS} FROM score") == rows(want, f"SELECT {SCORE_COLUMNS} FROM score")
+        [(subject, detail, rule)] = got.execute(
+            "SELECT subject, detail, rule FROM curation_decision WHERE kind = 'benchmark_rederived'"
+        ).fetchall()
+    finally:
+        got.close()
+        want.close()
+    subject, detail = json.loads(subject), json.loads(detail)
+    assert (subject["from"]["subset"], subject["to"]["subset"]) == (None, "telecom")
+    assert subject["source_key"] == "artificial-analysis" and detail["scores"] == moved[0]
+    assert "migration 0094" in rule

@@ -129,3 +129,15 @@ def model_meta(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     frame = frame.rename(columns={"base_model_id": "base_model", "developer_id": "developer"})
     frame.attrs["snapshot_id"] = pin_of(con)
     return frame
+
+
+def warehouse_long(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Like :func:`source_long`, for every source at once (``sql/warehouse_cells.sql``)."""
+    long = con.execute(read_sql("evalhouse.analytics", "warehouse_cells.sql")).df()
+    if long.empty:
+        raise DataMissing("no scores here: run 'evalhouse refresh' or 'evalhouse import-eee DIR' first")
+    long["value"] = stable_values(long["value"].to_numpy(dtype=float))
+    long["is_composite"] = long["is_composite"].astype(bool)
+    long.attrs["snapshot_id"] = pin_of(con)
+    long.attrs["source"] = "all"
+    return long

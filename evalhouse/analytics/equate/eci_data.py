@@ -5,15 +5,20 @@ best value per configuration x benchmark over setups, non-composite benchmarks, 
 canonical metric) the steps of Epoch's published method, each driven by the benchmark registry
 ``eci_benchmarks.yaml`` beside this module:
 
-1. rows of models released before ``released_from`` are dropped (rows without a date are kept);
+1. rows of models released before ``released_from`` are dropped;
 2. benchmarks the registry excludes (or does not list) are dropped, with the reason;
 3. values become proportions ``p = (x - baseline) / (ceiling - baseline)`` clipped to [0, 1]
    (log-scaled between the bounds for unbounded, multiplicative metrics);
 4. configurations meet in model groups (the curation layer's base model, or the configuration
    itself) with the best ``p`` per (group, benchmark);
 5. a benchmark a group has a newer version of (``supersedes``) is dropped for that group;
-6. groups with fewer than ``min_benchmarks_per_model`` benchmarks and benchmarks with fewer than
-   ``min_models_per_benchmark`` groups are dropped, iterated to a fixed point.
+6. the inclusion rule, before any fit: a group enters only when its release date is known (the
+   earliest date of its configurations; ``inclusion.require_release_date``) — an undated model
+   cannot be placed in time and is typically an old fine-tuned system with a few saturated scores
+   (UNICORN, 2021) — and when it has at least ``min_benchmarks_per_model`` benchmarks while every
+   benchmark keeps ``min_models_per_benchmark`` groups, iterated to a fixed point. The groups the
+   rule keeps out are not dropped silently: they are returned in ``apart`` with their reason, and
+   ``analyze eci`` shows them apart, read off the fitted curves without entering the fit.
 """
 
 from __future__ import annotations
@@ -73,9 +78,11 @@ class EciCells:
     """The screened cells (``group, benchmark, p``), the groups' source names, and what was dropped."""
 
     cells: pd.DataFrame
-    names: pd.DataFrame  # one row per source model name: source_model, group
+    names: pd.DataFrame  # one row per source model name: source_model, group (fitted and apart)
     dropped: dict[str, Any]
     grouping: str
+    apart: pd.DataFrame  # cells of the groups the inclusion rule keeps out: group, benchmark, p, reason
+    dates: pd.Series  # release date per group (NaT: unknown)
 
 
 def _screen(cells: pd.DataFrame, min_benchmarks: int, min_models: int) -> tuple[pd.DataFrame, dict[str, int]]:
@@ -118,9 +125,22 @@ def prepare(long: pd.DataFrame, *, grouping: str = "configuration") -> EciCells:
             drop = (cells["benchmark"] == old) & cells["group"].isin(has_new)
             superseded += int(drop.sum())
             cells = cells[~drop]
-    cells, screened = _screen(cells, int(reg["min_benchmarks_per_model"]), int(reg["min_models_per_benchmark"]))
+    dates = frame.groupby("group")["release_date"].min().reindex(sorted(set(cells["group"])))
+    undated = set(dates.index[dates.isna()]) if reg["inclusion"]["require_release_date"] else set()
+    kept_out = cells[cells["group"].isin(undated)]
+    before = cells[~cells["group"].isin(undated)]
+    n_min = int(reg["min_benchmarks_per_model"])
+    cells, screened = _screen(before, n_min, int(reg["min_models_per_benchmark"]))
     if cells.empty:
         raise InputError("no model group has enough benchmarks for the ECI fit")
+    few = before[~before["group"].isin(set(cells["group"]))]
+    apart = pd.concat(
+        [
+            cells_of(kept_out, "release date unknown"),
+            cells_of(few, f"fewer than {n_min} benchmarks with enough models"),
+        ],
+        ignore_index=True,
+    )
     names = frame[["source_models", "group"]].explode("source_models").rename(columns={"source_models": "source_model"})
     names = names.dropna().drop_duplicates("source_model").sort_values("source_model")
     dropped = {
@@ -130,10 +150,22 @@ def prepare(long: pd.DataFrame, *, grouping: str = "configuration") -> EciCells:
             b: entries.get(b, {}).get("reason", "not in the ECI benchmark registry") for b in excluded
         },
         "superseded_cells": superseded,
+        "groups_undated": len(undated),
         **screened,
     }
     cells = cells.reset_index(drop=True)
     cells.attrs = dict(long.attrs)
+    shown = set(cells["group"]) | set(apart["group"])
     return EciCells(
-        cells=cells, names=names[names["group"].isin(set(cells["group"]))], dropped=dropped, grouping=grouping
+        cells=cells,
+        names=names[names["group"].isin(shown)].reset_index(drop=True),
+        dropped=dropped,
+        grouping=grouping,
+        apart=apart,
+        dates=dates,
     )
+
+
+def cells_of(cells: pd.DataFrame, reason: str) -> pd.DataFrame:
+    """``group, benchmark, p, reason`` rows of groups kept out of the fit."""
+    return cells[["group", "benchmark", "p"]].assign(reason=reason)

@@ -1,10 +1,12 @@
 """``evalhouse analyze eci``: the hub's cells to a capabilities index on Epoch's scale, in one run.
 
-The main fit (:class:`~evalhouse.analytics.equate.eci.CapabilitiesIndex`, cross-validated penalties,
+The main fit (:class:`~evalhouse.analytics.equate.eci.CapabilitiesIndex`, the stable-region penalty,
 configurations as models) gives each model group its ECI with a 90% bootstrap interval and each
-benchmark its EDI and slope. In the same run the held-out-cell RMSE is computed the same way
-(5 folds over cells, seeded) for Epoch's plain objective and for the alternatives evalhouse tried,
-so the comparison is one table; only what lowered the held-out RMSE is the default.
+benchmark its EDI and slope; the groups the inclusion rule keeps out
+(:mod:`~evalhouse.analytics.equate.eci_data`) are read off the fitted curves and shown apart. In the
+same run the held-out-cell RMSE is computed the same way (5 folds over cells, seeded) for Epoch's
+objective as published and for the alternatives, so the comparison is one table. ``sensitivity``
+adds the report of :mod:`~evalhouse.analytics.equate.eci_sensitivity`.
 """
 
 from __future__ import annotations
@@ -13,22 +15,27 @@ from dataclasses import dataclass
 from typing import Any
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from evalhouse.analytics.base import AnalysisRecord, Timer, make_record
 from evalhouse.analytics.equate.eci import CapabilitiesIndex
 from evalhouse.analytics.equate.eci_data import EciCells, hub_cells, prepare, registry
+from evalhouse.analytics.equate.eci_sensitivity import sensitivity as sensitivity_report
+from evalhouse.analytics.equate.eci_sensitivity import time_slopes
+from evalhouse.common import progress
 from evalhouse.errors import InputError
 
 # (label, objective, grouping): the held-out comparison the run prints next to its main fit.
 # Two cell sets: each configuration (setting) its own model, or the best score per base model
 # (Epoch's grouping); RMSEs compare objectives within a cell set, not across them.
 VARIANTS: tuple[tuple[str, str, str], ...] = (
-    ("Epoch's plain objective, configurations as models", "epoch", "configuration"),
-    ("cross-validated penalties + hierarchical shrinkage, configurations", "cv_hierarchical", "configuration"),
-    ("cross-validated penalties, configurations (evalhouse default)", "cv", "configuration"),
-    ("Epoch's plain objective, best score per base model", "epoch", "base_model"),
-    ("cross-validated penalties, best score per base model", "cv", "base_model"),
+    ("Epoch's objective as published (λ = 0.1, raw α), configurations as models", "epoch", "configuration"),
+    ("λ by cross-validation + hierarchical shrinkage, configurations", "cv_hierarchical", "configuration"),
+    ("λ by cross-validation, configurations", "cv", "configuration"),
+    ("stable-region λ = 1e-3, configurations (evalhouse default)", "stable", "configuration"),
+    ("Epoch's objective as published, best score per base model", "epoch", "base_model"),
+    ("stable-region λ = 1e-3, best score per base model", "stable", "base_model"),
 )
 
 
@@ -63,6 +70,8 @@ def fit_index(cells: EciCells, **params: Any) -> CapabilitiesIndex:
 def _model_rows(cells: EciCells, fit: CapabilitiesIndex) -> list[dict[str, Any]]:
     rows = []
     for name, group in zip(cells.names["source_model"], cells.names["group"], strict=True):
+        if group not in fit.eci_.index:
+            continue
         rows.append(
             {
                 "model": str(name),
@@ -76,37 +85,76 @@ def _model_rows(cells: EciCells, fit: CapabilitiesIndex) -> list[dict[str, Any]]
     return sorted(rows, key=lambda r: -r["eci"])
 
 
-def capabilities_index(
+def _apart_rows(cells: EciCells, fit: CapabilitiesIndex) -> list[dict[str, Any]]:
+    """The groups kept out by the inclusion rule (one row per source name), each read off the fitted
+    curves when it has at least ``min_benchmarks_per_model`` of the fitted benchmarks (else None)."""
+    if cells.apart.empty:
+        return []
+    n_min = int(registry()["min_benchmarks_per_model"])
+    placed = fit.place(cells.apart).set_index("group")
+    placed.loc[placed["n_benchmarks"] < n_min, "eci"] = np.nan  # too few benchmarks to be read off
+    reason = cells.apart.groupby("group")["reason"].first()
+    rows = []
+    for name, group in zip(cells.names["source_model"], cells.names["group"], strict=True):
+        if group not in placed.index:
+            continue
+        eci = placed.at[group, "eci"]
+        rows.append(
+            {
+                "model": str(name),
+                "group": str(group),
+                "eci_placed": None if not np.isfinite(eci) else float(eci),
+                "n_benchmarks": int(placed.at[group, "n_benchmarks"]),
+                "reason": str(reason[group]),
+            }
+        )
+    return sorted(rows, key=lambda r: (r["eci_placed"] is None, -(r["eci_placed"] or 0.0)))
+
+
+def capabilities_index(  # noqa: PLR0913 - keyword-only settings of one run
     con: duckdb.DuckDBPyConnection,
     *,
     source: str = "epoch-benchmarks",
     n_bootstrap: int = 100,
     random_state: int = 0,
     compare: bool = True,
+    sensitivity: bool = False,
+    objective: str = "stable",
+    penalty: float | None = None,
 ) -> EciRun:
-    """Fit the index on ``source``'s own cells; ``compare`` adds the held-out table of the variants."""
+    """Fit the index on ``source``'s own cells; ``compare`` adds the held-out table of the variants,
+    ``sensitivity`` the report of :func:`~evalhouse.analytics.equate.eci_sensitivity.sensitivity`."""
     timer = Timer()
     long = hub_cells(con, source)
     main = prepare(long, grouping="configuration")
-    fit = fit_index(main, objective="cv", n_bootstrap=n_bootstrap, random_state=random_state)
+    params: dict[str, Any] = {"objective": objective, "penalty": penalty, "random_state": random_state}
+    fit = fit_index(main, n_bootstrap=n_bootstrap, **params)
     comparison = []
     if compare:
-        for label, objective, grouping in VARIANTS:
-            if (objective, grouping) == ("cv", "configuration"):
-                rmse, n_cells = fit.heldout_rmse_, len(main.cells)
-            else:
-                cells = main if grouping == "configuration" else prepare(long, grouping=grouping)
-                other = fit_index(cells, objective=objective, n_bootstrap=0, random_state=random_state)
-                rmse, n_cells = other.heldout_rmse_, len(cells.cells)
-            comparison.append({"variant": label, "objective": objective, "grouping": grouping})
-            comparison[-1] |= {"heldout_rmse": rmse, "n_cells": n_cells}
+        with progress.task("ECI: held-out comparison", total=len(VARIANTS)) as step:
+            for label, variant, grouping in VARIANTS:
+                step.note(label)
+                if (variant, grouping) == (objective, "configuration") and penalty is None:
+                    rmse, n_cells = fit.heldout_rmse_, len(main.cells)
+                else:
+                    cells = main if grouping == "configuration" else prepare(long, grouping=grouping)
+                    other = fit_index(cells, objective=variant, n_bootstrap=0, random_state=random_state)
+                    rmse, n_cells = other.heldout_rmse_, len(cells.cells)
+                comparison.append({"variant": label, "objective": variant, "grouping": grouping})
+                comparison[-1] |= {"heldout_rmse": rmse, "n_cells": n_cells}
+                step.advance()
     models = _model_rows(main, fit)
     n_models = main.cells.groupby("benchmark")["group"].nunique()
     benchmarks = [
         {"benchmark": str(b), "edi": float(fit.edi_[b]), "slope": float(fit.slope_[b])} for b in fit.benchmarks_
     ]
-    payload = {"models": models, "benchmarks": benchmarks, "heldout_rmse": fit.heldout_rmse_}
+    payload: dict[str, Any] = {"models": models, "apart": _apart_rows(main, fit), "benchmarks": benchmarks}
+    payload["heldout_rmse"] = fit.heldout_rmse_
     payload["iterations"] = fit.iterations_
+    payload["time_slopes"] = time_slopes(fit.eci_, main.dates)
+    if sensitivity:
+        anchor = registry()["anchor"]["benchmark"]
+        payload["sensitivity"] = sensitivity_report(main, fit, anchor=anchor, scale_anchors=_anchors(main))
     record = make_record(
         kind="capabilities_index",
         estimator="evalhouse.analytics.equate.eci.CapabilitiesIndex",
@@ -117,7 +165,10 @@ def capabilities_index(
         diagnostics={
             **fit.record_.diagnostics,
             "dropped": main.dropped,
-            "penalty": list(fit.penalty_),
+            "inclusion": registry()["inclusion"],
+            "apart": {r["group"]: r["reason"] for r in payload["apart"]},
+            "penalty": fit.penalty_,
+            "alpha_penalty": fit.alpha_penalty_,
             "comparison": comparison,
         },
     )

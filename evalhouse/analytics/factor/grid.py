@@ -1,5 +1,12 @@
 """The paper-002 "factor grid": densifier x imputer x (parallel analysis, EFA, Schmid-Leiman).
 
+Densifiers raw, C, R, S (Appendix F); imputers as the paper's Tables A2-A3: SoftImpute (rank
+1..10), kNN (k 1..10), missForest (50, 100, 200, 400 trees), and at the correlation level zero and
+mean fill, SoftImpute on the correlation matrix (rank 1..10), one-sided matrix completion (rank
+1..10) and USVT (eta = 0.01). Every threshold is chosen on training cells only: SoftImpute's lambda
+and the correlation repair's eigenvalue floor on an internal mask of the cells the imputer is fitted
+on, the swept parameters on an inner mask.
+
 For each densified matrix and imputer: held-out R2 on a column-stratified outer mask, with the
 imputer's parameters chosen on an inner mask of the training cells (never on the scored cells);
 cells below the R2 gate (0.2) are recorded as not factored. The factor count from parallel analysis
@@ -21,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from evalhouse.analytics.base import AnalysisRecord, Timer, make_record
 from evalhouse.analytics.checks import as_float_frame
@@ -32,6 +40,7 @@ from evalhouse.analytics.matrix.correlation import CorrelationImputer
 from evalhouse.analytics.matrix.densify import Densifier
 from evalhouse.analytics.matrix.holdout import R2_GATE, evaluate_imputer, holdout_mask, select_imputer
 from evalhouse.analytics.matrix.impute import GowerKNNImputer, MissForestImputer, SoftImpute
+from evalhouse.analytics.matrix.osmc import OneSidedMC
 from evalhouse.common import progress
 from evalhouse.errors import InputError
 
@@ -115,10 +124,10 @@ def factor_grid(  # noqa: PLR0913 - keyword-only settings of one analysis
     wide : DataFrame
         Sparse wide matrix (rows = models, columns = benchmarks).
     densifiers : mapping name -> Densifier, optional
-        Default: C, R and S at tau = 0.10 with the floor of 3.
+        Default: raw, C, R and S (tau = 0.10, floor of 3), as :func:`grid_spec`.
     imputers : mapping name -> imputer or (imputer, param_grid)
-        With a grid, parameters are chosen by held-out R2. Default: SoftImpute (rank 1-10),
-        Gower kNN (k 1-10) and zero-filled correlations.
+        With a grid, parameters are chosen by held-out R2. Default: every imputer of
+        :func:`grid_spec`.
     random_state : int
         Seed of the hold-out masks, the imputers that draw randomness and parallel analysis.
     return_solutions : bool
@@ -130,22 +139,25 @@ def factor_grid(  # noqa: PLR0913 - keyword-only settings of one analysis
         One row per cell: shape, density, R2, RMSE, chosen parameters, factored flag,
         ``k_parallel``, ``k``, ``ave``, ``omega_h``, ``omega_total``, ``phi_avg``, ``error``.
     """
-    densifiers = densifiers or {m: Densifier(m) for m in ("C", "R", "S")}
-    if imputers is None:
-        imputers = {
-            "softimpute": (SoftImpute(random_state=random_state), {"rank": list(range(1, 11))}),
-            "knn": (GowerKNNImputer(), {"n_neighbors": list(range(1, 11))}),
-            "corr_zero": CorrelationImputer("zero"),
-        }
+    if densifiers is None or imputers is None:
+        dens, imps = grid_spec(random_state=random_state)
+        densifiers, imputers = densifiers or dens, imputers or imps
     frame = as_float_frame(wide)
     rows, solutions = [], {}
     # Densifiers often keep the same models and benchmarks (paper 002's C and S on a dense hub):
     # a cell of a matrix already fitted is copied from the first densifier that produced it.
     done: dict[tuple[str, str], tuple[dict[str, Any], OmegaResult | None]] = {}
     first_of: dict[str, str] = {}
-    with progress.task("factor grid: cells", total=len(densifiers) * len(imputers)) as step:
+    # The matrices are small: BLAS threads only contend on a shared machine (SoftImpute 6x the CPU).
+    with threadpool_limits(1), progress.task("factor grid: cells", total=len(densifiers) * len(imputers)) as step:
         for dname, densifier in densifiers.items():
-            dense = densifier.fit(frame).transform(frame)
+            try:
+                dense = densifier.fit(frame).transform(frame)
+            except InputError as err:  # e.g. the floor empties the matrix: say so, run the others
+                for iname in imputers:
+                    rows.append(_empty_cell(dname, iname, str(err)))
+                    step.advance()
+                continue
             twin = first_of.setdefault(_matrix_key(dense), dname)
             for iname, spec in imputers.items():
                 step.note(f"{dname} x {iname}")
@@ -153,18 +165,25 @@ def factor_grid(  # noqa: PLR0913 - keyword-only settings of one analysis
                     row, result = done[(twin, iname)]
                     row = {**row, "densifier": dname, "density": densifier.density_, "same_matrix_as": twin}
                 else:
-                    row, result = _grid_cell(
-                        dense,
-                        cell={"densifier": dname, "imputer": iname, "density": densifier.density_},
-                        spec=spec,
-                        random_state=random_state,
-                        gate=gate,
-                        factoring={
-                            "n_simulations": n_simulations,
-                            "min_factors": min_factors,
-                            "max_factors": max_factors,
-                        },
-                    )
+                    try:
+                        row, result = _grid_cell(
+                            dense,
+                            cell={"densifier": dname, "imputer": iname, "density": densifier.density_},
+                            spec=spec,
+                            random_state=random_state,
+                            gate=gate,
+                            factoring={
+                                "n_simulations": n_simulations,
+                                "min_factors": min_factors,
+                                "max_factors": max_factors,
+                            },
+                        )
+                    except (InputError, np.linalg.LinAlgError, ValueError) as err:
+                        # an imputer that fails on this matrix is a finding of the cell (paper 002:
+                        # "USVT yielded no valid solutions or crashes mid-estimation"), not of the grid
+                        row = {**_empty_cell(dname, iname, f"{type(err).__name__}: {err}")}
+                        row.update(n_models=dense.shape[0], n_benchmarks=dense.shape[1], density=densifier.density_)
+                        result = None
                     done[(dname, iname)] = (row, result)
                 rows.append(row)
                 if result is not None:
@@ -172,6 +191,21 @@ def factor_grid(  # noqa: PLR0913 - keyword-only settings of one analysis
                 step.advance()
     table = pd.DataFrame(rows)
     return (table, solutions) if return_solutions else table
+
+
+def _empty_cell(densifier: str, imputer: str, error: str) -> dict[str, Any]:
+    return {
+        "densifier": densifier,
+        "imputer": imputer,
+        "n_models": 0,
+        "n_benchmarks": 0,
+        "density": np.nan,
+        "params": {},
+        "r2": np.nan,
+        "rmse": np.nan,
+        "factored": False,
+        "error": error,
+    }
 
 
 def _matrix_key(dense: pd.DataFrame) -> str:
@@ -208,13 +242,13 @@ def _grid_cell(  # noqa: PLR0913 - keyword-only settings of one cell
     if not score.factored:
         return row, None
     fitted = best.fit(dense)
-    if isinstance(fitted, CorrelationImputer):
+    if isinstance(fitted, CorrelationImputer | OneSidedMC):  # correlation level: factor the surrogate
         corr = fitted.correlation_.to_numpy()
     else:
         corr = np.corrcoef(fitted.completed_.to_numpy(dtype=float), rowvar=False)
     info, result = factor_correlation(corr, n, random_state=random_state, **factoring)
     row.update(info)
-    rank = best.get_params().get("rank") if isinstance(best, SoftImpute) else None
+    rank = best.get_params().get("rank") if isinstance(best, SoftImpute | OneSidedMC) else None
     row["imputer_rank"] = rank
     # Parallel analysis of a low-rank completion tends to return the completion's own rank.
     row["k_parallel_is_imputer_rank"] = bool(rank is not None and info["k_parallel"] == rank)
@@ -228,10 +262,13 @@ def _grid_cell(  # noqa: PLR0913 - keyword-only settings of one cell
     return row, result
 
 
-DENSIFIER_CHOICES = ("C", "R", "S")
-IMPUTER_CHOICES = ("softimpute", "knn", "corr_zero", "corr_mean", "corr_softimpute", "missforest")
-DEFAULT_DENSIFIERS = ("C", "R", "S")
-DEFAULT_IMPUTERS = ("softimpute", "knn", "corr_zero")
+DENSIFIER_CHOICES = ("raw", "C", "R", "S")
+#: Paper 002's imputers (Tables A2, A3), in its order: cell level, then correlation level.
+IMPUTER_CHOICES = ("softimpute", "knn", "missforest", "corr_zero", "corr_mean", "corr_softimpute", "osmc", "usvt")
+DEFAULT_DENSIFIERS = DENSIFIER_CHOICES
+DEFAULT_IMPUTERS = IMPUTER_CHOICES
+#: missForest's swept forest sizes (paper 002).
+MISSFOREST_TREES = (50, 100, 200, 400)
 
 
 def grid_spec(  # noqa: PLR0913 - keyword-only settings of one analysis
@@ -240,33 +277,44 @@ def grid_spec(  # noqa: PLR0913 - keyword-only settings of one analysis
     *,
     target_density: float = 0.10,
     min_obs: int = 3,
-    max_rank: int = 6,
+    max_rank: int = 10,
     max_neighbors: int = 10,
+    trees: tuple[int, ...] = MISSFOREST_TREES,
     random_state: int = 0,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The densifier and imputer mappings :func:`~evalhouse.analytics.factor.grid.factor_grid` takes.
 
-    SoftImpute's rank (1..``max_rank``) and kNN's k (1..``max_neighbors``) are chosen by held-out
-    R2 per cell as in paper 002 (which sweeps both up to 10); the correlation-level imputers and
-    missForest run with their defaults.
+    As paper 002 sweeps them, chosen by held-out R2 per cell: SoftImpute's, SoftImpute-on-the-
+    correlation's and one-sided MC's rank (1..``max_rank``), kNN's k (1..``max_neighbors``),
+    missForest's forest size (``trees``); zero fill, mean fill and USVT (eta = 0.01) have no swept
+    parameter (their eigenvalue floor is chosen inside, on training cells).
     """
+    if "all" in imputers:
+        imputers = IMPUTER_CHOICES
+    if "all" in densifiers:
+        densifiers = DENSIFIER_CHOICES
     bad = [d for d in densifiers if d not in DENSIFIER_CHOICES] + [i for i in imputers if i not in IMPUTER_CHOICES]
     if bad:
-        raise InputError(f"unknown densifier/imputer {bad}; densifiers {DENSIFIER_CHOICES}, imputers {IMPUTER_CHOICES}")
+        raise InputError(
+            f"unknown densifier/imputer {bad}; densifiers {DENSIFIER_CHOICES}, imputers {IMPUTER_CHOICES} (or all)"
+        )
     if not densifiers or not imputers:
         raise InputError("the grid needs at least one densifier and one imputer")
-    if max_rank < 1 or max_neighbors < 1:
-        raise InputError("max_rank and max_neighbors must be >= 1")
+    if max_rank < 1 or max_neighbors < 1 or not trees or min(trees) < 1:
+        raise InputError("max_rank, max_neighbors and every forest size must be >= 1")
+    ranks = list(range(1, max_rank + 1))
     make = {
-        "softimpute": lambda: (SoftImpute(random_state=random_state), {"rank": list(range(1, max_rank + 1))}),
+        "softimpute": lambda: (SoftImpute(random_state=random_state), {"rank": ranks}),
         "knn": lambda: (GowerKNNImputer(), {"n_neighbors": list(range(1, max_neighbors + 1))}),
-        "corr_zero": lambda: CorrelationImputer("zero"),
-        "corr_mean": lambda: CorrelationImputer("mean"),
-        "corr_softimpute": lambda: CorrelationImputer("softimpute", random_state=random_state),
-        "missforest": lambda: MissForestImputer(random_state=random_state),
+        "missforest": lambda: (MissForestImputer(random_state=random_state), {"n_estimators": list(trees)}),
+        "corr_zero": lambda: CorrelationImputer("zero", random_state=random_state),
+        "corr_mean": lambda: CorrelationImputer("mean", random_state=random_state),
+        "corr_softimpute": lambda: (CorrelationImputer("softimpute", random_state=random_state), {"rank": ranks}),
+        "osmc": lambda: (OneSidedMC(), {"rank": ranks}),
+        "usvt": lambda: CorrelationImputer("usvt", eta=0.01, random_state=random_state),
     }
-    dens = {d: Densifier(d, target_density=target_density, min_obs=min_obs) for d in densifiers}
-    return dens, {name: make[name]() for name in imputers}
+    dens = {d: Densifier(d, target_density=target_density, min_obs=min_obs) for d in dict.fromkeys(densifiers)}
+    return dens, {name: make[name]() for name in dict.fromkeys(imputers)}
 
 
 def run_grid(
@@ -295,9 +343,10 @@ def run_grid(
     for col in ("k_parallel", "imputer_rank", "k", "ave", "omega_h", "omega_total", "phi_avg", "error"):
         if col not in table.columns:
             table[col] = None if col == "error" else np.nan
-    defaults = {"target_density": 0.10, "min_obs": 3, "max_rank": 6, "max_neighbors": 10, "random_state": 0}
+    defaults = {"target_density": 0.10, "min_obs": 3, "max_rank": 10, "max_neighbors": 10, "random_state": 0}
+    defaults["trees"] = list(MISSFOREST_TREES)
     params = {"dataset": dataset, **defaults, **spec, "n_simulations": n_simulations, "gate": gate}
-    params["densifiers"], params["imputers"] = list(spec["densifiers"]), list(spec["imputers"])
+    params["densifiers"], params["imputers"] = list(dens), list(imps)
     record = make_record(
         kind="factor_grid",
         estimator="evalhouse.analytics.factor.grid.factor_grid",

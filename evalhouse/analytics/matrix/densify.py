@@ -5,8 +5,10 @@
 * ``R`` (row-primary): the same with models and benchmarks swapped.
 * ``S`` (symmetric): drop whichever single row or column has the lowest fill rate
   (observations / current size of the other axis), then clear emptied rows and columns.
+* ``raw``: no peel and no floor - the matrix as collapsed (paper 002's "raw" rows of Table 2 keep
+  every model and benchmark), through the degenerate-column guard only.
 
-Then a minimum-observation floor (default 3) is iterated to a fixed point, because dropping a
+For C, R and S a minimum-observation floor (default 3) is iterated to a fixed point, because dropping a
 sparse row can starve a column and vice versa, and a guard drops columns with fewer than two
 observations or zero variance among their observed values (what the estimators would drop at
 runtime). Rows the guard leaves empty are dropped too. Ties are broken by position (the first
@@ -25,7 +27,7 @@ from evalhouse.analytics.base import AnalysisEstimator
 from evalhouse.analytics.checks import as_float_frame, check_choice
 from evalhouse.errors import InputError
 
-DENSIFIERS = ("C", "R", "S")
+DENSIFIERS = ("raw", "C", "R", "S")
 
 
 def _peel(mask: np.ndarray, method: str, target: float) -> tuple[np.ndarray, np.ndarray]:
@@ -75,7 +77,7 @@ class Densifier(AnalysisEstimator):
 
     Parameters
     ----------
-    method : {"C", "R", "S"}
+    method : {"raw", "C", "R", "S"}
     target_density : float
         Peeling stops once the observed share of cells reaches this value.
     min_obs : int
@@ -105,8 +107,11 @@ class Densifier(AnalysisEstimator):
         frame = as_float_frame(X)
         values = frame.to_numpy(dtype=float)
         mask = ~np.isnan(values)
-        rows, cols = _peel(mask, self.method, self.target_density)
-        _floor(mask, rows, cols, int(self.min_obs))
+        if self.method == "raw":
+            rows, cols = mask.any(axis=1), mask.any(axis=0)
+        else:
+            rows, cols = _peel(mask, self.method, self.target_density)
+            _floor(mask, rows, cols, int(self.min_obs))
         # Degenerate-column guard: < 2 observations or zero variance among observed values.
         for j in np.flatnonzero(cols):
             observed = values[rows & mask[:, j], j]

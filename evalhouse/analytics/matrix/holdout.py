@@ -18,6 +18,7 @@ from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 
 from evalhouse.analytics.checks import as_float_frame
+from evalhouse.common import progress
 from evalhouse.errors import InputError
 
 R2_GATE = 0.2
@@ -124,7 +125,9 @@ def select_imputer(  # noqa: PLR0913 - keyword-only settings of one analysis
     frame = as_float_frame(X)
     mask = holdout_mask(frame, fraction=fraction, random_state=random_state)
     rows, best, best_est = [], None, None
-    for params in ParameterGrid(param_grid):
+    candidates = list(ParameterGrid(param_grid))
+    label = f"{type(imputer).__name__}: parameters"
+    for params in progress.each(candidates, label, note=lambda p: ", ".join(f"{k}={v}" for k, v in p.items())):
         est = clone(imputer).set_params(**params)
         score = evaluate_imputer(est, frame, mask=mask, gate=gate)
         rows.append({**params, "r2": score.r2, "rmse": score.rmse})

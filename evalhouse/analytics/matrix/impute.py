@@ -14,8 +14,9 @@ what was learned). Observed cells are never changed.
   (range-normalised absolute difference), aggregated by a mean weighted with the Gower
   similarity ``1 - d`` (the paper's VIM setting; scikit-learn's ``KNNImputer`` only offers
   nan-euclidean distance).
-* :class:`MissForestImputer` - missForest-style iterative random forests (scikit-learn
-  ``IterativeImputer`` + ``RandomForestRegressor``, at most 10 rounds).
+* :class:`MissForestImputer` - missForest (iterative scikit-learn random forests, at most 10
+  rounds, columns in order of increasing missingness, ``sqrt(p)`` features per split, stopped by
+  missForest's own criterion: the first round whose change grows).
 
 The correlation-level imputer is in :mod:`evalhouse.analytics.matrix.correlation`, the held-out
 evaluation in :mod:`evalhouse.analytics.matrix.holdout`.
@@ -23,7 +24,6 @@ evaluation in :mod:`evalhouse.analytics.matrix.holdout`.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,9 +31,6 @@ import numpy as np
 import pandas as pd
 from sklearn.base import TransformerMixin
 from sklearn.ensemble import RandomForestRegressor
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.experimental import enable_iterative_imputer  # noqa: F401  (registers the class)
-from sklearn.impute import IterativeImputer
 
 from evalhouse.analytics.base import AnalysisEstimator
 from evalhouse.analytics.checks import as_float_frame
@@ -322,7 +319,15 @@ class GowerKNNImputer(Imputer):
 
 
 class MissForestImputer(Imputer):
-    """missForest-style imputation: iterative random forests over the columns.
+    """missForest (Stekhoven & Bühlmann 2012): iterative random forests over the columns.
+
+    Start from column means; each round visits the columns with missing cells in order of
+    increasing missingness, fits a forest (``n_estimators`` trees, ``sqrt(p)`` features per split:
+    missForest's default mtry) on the column's observed rows against the current imputation of the
+    other columns, and predicts its missing cells. The rounds stop as soon as the change
+    ``sum((X_new - X_old)^2) / sum(X_new^2)`` grows for the first time - the previous imputation is
+    kept - or after ``max_iter`` rounds. Forest ``k`` (in the order fitted) is seeded
+    ``random_state + k``.
 
     Parameters
     ----------
@@ -336,8 +341,9 @@ class MissForestImputer(Imputer):
 
     Attributes
     ----------
-    converged_ : bool
-        Whether scikit-learn's stopping criterion was met before ``max_iter`` rounds.
+    changes_ : list of float
+        The change of each round; ``n_iter_`` the rounds kept; ``converged_`` whether missForest's
+        criterion stopped the rounds before ``max_iter``.
     """
 
     def __init__(
@@ -353,25 +359,51 @@ class MissForestImputer(Imputer):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    def _forest(self, k: int) -> RandomForestRegressor:
+        seed = None if self.random_state is None else int(self.random_state) + k
+        return RandomForestRegressor(
+            n_estimators=int(self.n_estimators), max_features="sqrt", random_state=seed, n_jobs=self.n_jobs
+        )
+
     def _fit(self, frame: pd.DataFrame) -> np.ndarray:
-        forest = RandomForestRegressor(
-            n_estimators=int(self.n_estimators), random_state=self.random_state, n_jobs=self.n_jobs
-        )
-        self.imputer_ = IterativeImputer(
-            estimator=forest,
-            max_iter=int(self.max_iter),
-            random_state=self.random_state,
-            initial_strategy="mean",
-        )
-        # missForest stops after max_iter rounds by design; record it instead of warning.
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ConvergenceWarning)
-            completed = self.imputer_.fit_transform(frame.to_numpy(dtype=float))
-        self.converged_ = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
-        return completed
+        X = frame.to_numpy(dtype=float)
+        missing = np.isnan(X)
+        self.col_mean_ = np.nanmean(X, axis=0)
+        old = np.where(missing, self.col_mean_, X)
+        counts = missing.sum(axis=0)
+        order = [int(j) for j in np.argsort(counts, kind="stable") if counts[j] > 0]
+        self.changes_, self.forests_, k = [], {}, 0
+        best, self.converged_ = old, False
+        for _ in range(int(self.max_iter)):
+            new = old.copy()
+            forests = {}
+            for j in order:
+                others = np.arange(X.shape[1]) != j
+                rows = ~missing[:, j]
+                forests[j] = self._forest(k).fit(new[rows][:, others], X[rows, j])
+                k += 1
+                new[missing[:, j], j] = forests[j].predict(new[missing[:, j]][:, others])
+            change = float(np.sum((new - old) ** 2) / max(np.sum(new**2), 1e-300))
+            if self.changes_ and change > self.changes_[-1]:
+                self.converged_ = True
+                break
+            self.changes_.append(change)
+            best, old, self.forests_ = new, new, forests
+            if change == 0.0:
+                self.converged_ = True
+                break
+        self.n_iter_ = len(self.changes_)
+        return best
 
     def _diagnostics(self) -> dict[str, Any]:
-        return {"converged": self.converged_, "n_iter": int(self.imputer_.n_iter_)}
+        return {"converged": self.converged_, "n_iter": self.n_iter_}
 
     def _transform(self, frame: pd.DataFrame) -> np.ndarray:
-        return self.imputer_.transform(frame.to_numpy(dtype=float))
+        X = frame.to_numpy(dtype=float)
+        missing = np.isnan(X)
+        out = np.where(missing, self.col_mean_, X)
+        for j, forest in self.forests_.items():
+            rows = missing[:, j]
+            if rows.any():
+                out[rows, j] = forest.predict(out[rows][:, np.arange(X.shape[1]) != j])
+        return out

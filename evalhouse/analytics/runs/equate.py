@@ -57,12 +57,16 @@ def eci(*, db: Path, snapshot: Path | None = None, record_into: Path | None = No
     """A capabilities index on Epoch's scale from the hub's own cells (``analyze eci``).
 
     ``options``: ``n_bootstrap`` (100), ``random_state`` (0), ``compare`` (the held-out table of the
-    variants, True), ``source`` (epoch-benchmarks). The payload has exactly the keys ``models``,
-    ``benchmarks``, ``heldout_rmse``, ``iterations``; the comparison travels in ``extra``.
+    variants, True), ``sensitivity`` (False), ``objective`` (stable), ``penalty`` (None: the
+    objective's), ``source`` (epoch-benchmarks). The payload has exactly the keys ``models``,
+    ``apart``, ``benchmarks``, ``heldout_rmse``, ``iterations``, ``time_slopes`` (and ``sensitivity``
+    when asked); the comparison travels in ``extra``.
     """
     with reading(db, snapshot) as con:
         run = capabilities_index(con, **options)
     analysis_id, where = record(record_into, run.record, run.results)
-    extra = {"comparison": run.comparison, "final_change": run.fit.final_change_, "penalty": list(run.fit.penalty_)}
+    extra = {"comparison": run.comparison, "final_change": run.fit.final_change_, "penalty": run.fit.penalty_}
+    extra["alpha_penalty"] = run.fit.alpha_penalty_
+    extra["anchor_position"] = run.fit.anchor_position_
     extra |= {"dropped": run.cells.dropped, "pin": run.record.snapshot_id}
     return Outcome(run.payload, analysis_id=analysis_id, recorded_in=where, extra=extra, exact=True)

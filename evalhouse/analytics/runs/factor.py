@@ -10,7 +10,13 @@ from typing import Any
 
 from evalhouse.analytics.base import Timer, make_record
 from evalhouse.analytics.data.aa import AA_SOURCE, aa_frames
-from evalhouse.analytics.data.matrices import items_and_composites, source_long, wide_matrix
+from evalhouse.analytics.data.matrices import (
+    items_and_composites,
+    model_meta,
+    source_long,
+    warehouse_long,
+    wide_matrix,
+)
 from evalhouse.analytics.data.pin import file_pin
 from evalhouse.analytics.factor.grid import DEFAULT_DENSIFIERS, DEFAULT_IMPUTERS, factor_grid_rows, grid_cells, run_grid
 from evalhouse.analytics.factor.learners import LEARNERS
@@ -21,12 +27,14 @@ from evalhouse.analytics.factor.summary import (
     efa_summary,
     read_matrix_csv,
 )
+from evalhouse.analytics.matrix.collapse import COLLAPSES, collapse_keys, collapsed_matrix
 from evalhouse.analytics.reproduce.paper000_results import paper000_payload, paper000_results, run_paper000
 from evalhouse.analytics.runs.common import Outcome, pinned, reading, record, source_input
 from evalhouse.errors import InputError
 
 EPOCH_SOURCE = "epoch-benchmarks"
-GRID_LEVELS = ("configuration", "base_model")
+GRID_LEVELS = ("configuration", "base_model", *COLLAPSES)
+ALL_SOURCES = "all"
 GRID_AGGREGATES = ("mean", "max")
 
 
@@ -73,10 +81,12 @@ def efa(input_path: Path, *, db: Path | None, **options: Any) -> Outcome:
 
 
 def factor_grid(*, db: Path, snapshot: Path | None = None, record_into: Path | None = None, **settings: Any) -> Outcome:
-    """Paper 002's densifier x imputer x factor-analysis grid on one source's matrix.
+    """Paper 002's densifier x imputer x factor-analysis grid on one source's matrix, or every source's.
 
-    ``settings``: ``source``, ``level`` (configuration, base_model), ``aggregate`` (mean, max),
-    ``densifiers``, ``imputers`` and the grid's own settings (:func:`~evalhouse.analytics.factor.grid.run_grid`).
+    ``settings``: ``source`` (a source key, or ``all``: whatever the warehouse holds), ``level``
+    (configuration, base_model, or paper 002's name collapses std and aggr), ``aggregate`` (mean,
+    max; base_model level), ``densifiers``, ``imputers`` and the grid's own settings
+    (:func:`~evalhouse.analytics.factor.grid.run_grid`).
     """
     source = settings.pop("source", EPOCH_SOURCE)
     level = settings.pop("level", "configuration")
@@ -86,10 +96,18 @@ def factor_grid(*, db: Path, snapshot: Path | None = None, record_into: Path | N
     if level not in GRID_LEVELS or aggregate not in GRID_AGGREGATES:
         raise InputError(f"--level must be one of {GRID_LEVELS} and --aggregate one of {GRID_AGGREGATES}")
     with reading(db, snapshot) as con:
-        long = source_long(con, source)
-        wide, _ = items_and_composites(wide_matrix(long, level, aggregate), long)
+        long = warehouse_long(con) if source == ALL_SOURCES else source_long(con, source)
+        if level in COLLAPSES:
+            meta = model_meta(con)
+            meta = meta[~meta.index.duplicated()].rename(columns={"family_id": "family_name"})
+            keys = collapse_keys(meta.reindex(sorted(set(long["config_id"]))), level)
+            wide, _ = items_and_composites(collapsed_matrix(long, keys), long)
+        else:
+            wide, _ = items_and_composites(wide_matrix(long, level, aggregate), long)
     wide = wide.dropna(how="all")
     dataset = f"{source}:{level}" + (f":{aggregate}" if level == "base_model" else "")
+    if wide.empty:
+        raise InputError(f"{dataset}: no cells to factor")
     table, rec = run_grid(
         wide,
         dataset=dataset,

@@ -3,7 +3,7 @@
 -- temporary tables rederive.py filled: _rederive_eval (evaluation -> new configuration),
 -- _rederive_group (old group, source, collection, group key -> new group), _rederive_value (score ->
 -- value under the new group), _rederive_stay (scores whose value the new group refuses: they keep
--- their group), _rederive_setup (old setup, harness, name setup -> new setup).
+-- their group), _rederive_setup (old setup, harness, name setup, protocol -> new setup).
 CREATE OR REPLACE TEMPORARY TABLE _rederive_move AS
 SELECT
     s.score_id,
@@ -17,6 +17,7 @@ LEFT JOIN _rederive_group g
    AND g.group_key = s.group_key AND s.score_id NOT IN (SELECT score_id FROM _rederive_stay)
 LEFT JOIN _rederive_setup u
     ON u.setup_id = s.setup_id AND u.eval_library IS NOT DISTINCT FROM s.eval_library AND u.name_setup = e.name_setup
+   AND u.protocol = s.protocol
 LEFT JOIN _rederive_value x ON x.score_id = s.score_id
 WHERE e.changed OR g.new_group_id IS NOT NULL OR u.new_setup_id IS NOT NULL;
 

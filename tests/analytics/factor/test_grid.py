@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from evalhouse.analytics.factor import grid as grid_mod
 from evalhouse.analytics.factor.grid import factor_correlation, factor_grid
@@ -106,3 +107,50 @@ def test_identical_densified_matrices_are_fitted_once(monkeypatch) -> None:
     factor_grid(X, {"C": Densifier("C", target_density=0.5), "R": Densifier("R", target_density=0.7)},
                 {"corr_zero": CorrelationImputer("zero")}, random_state=0)  # fmt: skip
     assert len(calls) == 2 and calls[0] != calls[1]
+
+
+def test_the_papers_whole_grid_runs_and_keeps_failures_as_cells() -> None:
+    """raw x every imputer of paper 002 on a small matrix: one row per cell, swept parameters
+    chosen, correlation-level cells factored from their surrogate; an imputer that fails on its
+    matrix is a cell with the error, not a crash of the grid."""
+    X = sparse_two_factor(n=60, p=8, seed=4)
+    small = {"target_density": 0.5, "max_rank": 3, "max_neighbors": 3, "trees": (10,)}
+    dens, imps = grid_mod.grid_spec(("raw",), ("all",), **small)
+    assert list(imps) == list(grid_mod.IMPUTER_CHOICES)
+    table = factor_grid(X, dens, imps, random_state=0, n_simulations=20)
+    assert len(table) == 8
+    swept = {"softimpute": "rank", "knn": "n_neighbors", "missforest": "n_estimators", "osmc": "rank"}
+    for row in table.to_dict("records"):
+        if row.get("error") and not np.isfinite(row["r2"]):
+            continue  # a failed cell carries its error
+        if row["imputer"] in swept:
+            assert set(row["params"]) == {swept[row["imputer"]]}
+    raw = table[table["densifier"] == "raw"]
+    assert (raw["n_models"] == 60).all() and (raw["n_benchmarks"] == 8).all()
+    assert table["factored"].any()
+
+
+def test_a_failing_imputer_is_recorded_not_raised(monkeypatch) -> None:
+    X = sparse_two_factor(n=50, p=8, seed=5)
+
+    def boom(*args, **kwargs):
+        raise np.linalg.LinAlgError("SVD did not converge")
+
+    monkeypatch.setattr(grid_mod, "choose_and_score", boom)
+    table = factor_grid(X, {"C": Densifier("C")}, {"usvt": CorrelationImputer("usvt")}, random_state=0)
+    row = table.iloc[0]
+    assert not row["factored"] and "SVD did not converge" in row["error"] and row["n_models"] > 0
+    note = grid_mod.factor_grid_rows(table, gate=0.2)[0]["note"]
+    assert "fit: LinAlgError: SVD did not converge" in note
+
+
+def test_grid_spec_refuses_unknown_names_and_defaults_to_the_papers_grid() -> None:
+    dens, imps = grid_mod.grid_spec()
+    assert list(dens) == ["raw", "C", "R", "S"] and len(imps) == 8
+    assert list(grid_mod.grid_spec(("all",), ("knn",))[0]) == ["raw", "C", "R", "S"]
+    _, grid = imps["softimpute"]
+    assert grid["rank"] == list(range(1, 11))  # paper 002: rank 1..10
+    assert imps["missforest"][1]["n_estimators"] == [50, 100, 200, 400]
+    assert imps["corr_zero"].eig_floor is None  # chosen on training cells
+    with pytest.raises(ValueError, match="unknown densifier/imputer"):
+        grid_mod.grid_spec(("C",), ("mice",))

@@ -65,9 +65,18 @@ def test_already_dense_matrix_is_untouched():
 
 def test_bad_options_and_empty_results():
     X = frame([[1, N], [N, 2]], "ab")
-    with pytest.raises(ValueError, match=r"\['C', 'R', 'S'\]"):
+    with pytest.raises(ValueError, match=r"\['raw', 'C', 'R', 'S'\]"):
         Densifier("X").fit(X)
     with pytest.raises(ValueError, match="target_density"):
         Densifier("C", target_density=0).fit(X)
     with pytest.raises(ValueError, match="empty matrix"):
         Densifier("C", min_obs=3).fit(X)
+
+
+def test_raw_keeps_every_model_and_benchmark_but_the_degenerate_columns():
+    # no peel and no floor (paper 002's raw rows): r3 with one observation stays; d (one value) and
+    # e (zero variance) go by the guard; r4, left with nothing, goes too
+    X = frame([[1, 2, 3, N, 5], [2, 1, N, N, 5], [3, N, 1, N, 5], [N, 4, N, N, N], [N, N, N, 9, 5]], "abcde")
+    d = Densifier("raw", target_density=0.9, min_obs=3).fit(X)
+    assert list(d.columns_) == ["a", "b", "c"] and list(d.rows_) == ["r0", "r1", "r2", "r3"]
+    assert d.density_ == pytest.approx(8 / 12)

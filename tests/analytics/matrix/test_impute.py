@@ -161,7 +161,7 @@ def test_imputer_input_errors():
     X = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [N, N, 1.0]})
     with pytest.raises(ValueError, match=r"fewer than 2 observations.*\['b'\]"):
         SoftImpute().fit(X)
-    with pytest.raises(ValueError, match=r"\['zero', 'mean', 'softimpute'\]"):
+    with pytest.raises(ValueError, match=r"\['zero', 'mean', 'softimpute', 'usvt'\]"):
         CorrelationImputer("median").fit(pd.DataFrame({"a": [1.0, 2, 3], "b": [2.0, 1, 3]}))
 
 

@@ -39,7 +39,7 @@ def test_section_on_a_loaded_warehouse_carries_its_fits(loaded_db: Path) -> None
     assert "Capabilities Index" in html and "Spearman" in html
     assert "software-engineering agent" in html and "terminal_bench" in html  # the AA task example
     assert sorted(rec.kind for rec, _, _ in s.records) == ["capabilities_index", "equating", "task_comparison"]
-    assert "Held-out RMSE" in html and "Epoch&#x27;s plain objective" in html and "90% intervals" in html
+    assert "Held-out RMSE" in html and "Epoch&#x27;s objective as published" in html and "90% intervals" in html
     assert runs == 0  # a section never writes: the run layer records
 
 

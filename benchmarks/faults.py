@@ -22,6 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 BASELINE = {"faults": (41, 46), "kills": (26, 26)}
+PEAK_LIMIT = 2**30  # what reading a decompression bomb or a 400 MB line may cost, at most
 
 
 def main(args: list[str]) -> int:
@@ -60,6 +61,11 @@ def main(args: list[str]) -> int:
         print(f"    {name:<44} {n:,}")
     print(f"  unhandled exceptions         {figures['unhandled_exceptions']}")
     print(f"  rows lost                    {figures['rows_lost']}")
+    peaks = figures.get("peak_memory_bytes") or {}
+    if peaks:
+        print(f"  peak memory on hostile input (limit {PEAK_LIMIT / 2**30:g} GiB; before the budgets 5+ GiB, 2.45 GiB)")
+    for name, peak in peaks.items():
+        print(f"    {name:<44} {peak / 2**20:,.0f} MiB" + ("" if peak <= PEAK_LIMIT else "  OVER THE LIMIT"))
     for line in figures["not_survived"]:
         print(f"  NOT SURVIVED: {line}")
     print(f"  took {wall:,.0f} s wall, {usage.ru_utime + usage.ru_stime:,.0f} CPU s (pytest exit {proc.returncode})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -79,3 +80,54 @@ def serial_blas() -> None:
     (factor models, equating) keeps OpenBLAS's threads."""
     if "numpy" not in sys.modules:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+# -- bounds of a person's SQL (``evalhouse sql``, ``snapshot open --sql``) --------------------------
+
+ENV_SQL_TIMEOUT = "EVALHOUSE_SQL_TIMEOUT"
+ENV_SQL_MEMORY = "EVALHOUSE_SQL_MEMORY_LIMIT"
+ENV_SQL_TEMP = "EVALHOUSE_SQL_TEMP_LIMIT"
+#: Seconds a query may run, its rows fetched and written included, before it is stopped.
+DEFAULT_SQL_TIMEOUT_S = 120.0
+#: DuckDB's memory limit for a query (beyond it DuckDB spills to disk, or fails the query).
+DEFAULT_SQL_MEMORY = "2GB"
+#: How much a query may spill to disk (DuckDB's ``max_temp_directory_size``).
+DEFAULT_SQL_TEMP = "4GB"
+_SIZE_RE = re.compile(r"\d+(\.\d+)?\s*([KMGT]i?B|B)", flags=re.IGNORECASE)
+
+
+def sql_timeout(option: float | None = None) -> float | None:
+    """Seconds a query may take: ``--timeout`` wins, then ``$EVALHOUSE_SQL_TIMEOUT``, then
+    :data:`DEFAULT_SQL_TIMEOUT_S`; ``None`` when set to 0 (no timeout)."""
+    if option is None:
+        env = os.environ.get(ENV_SQL_TIMEOUT, "").strip()
+        try:
+            option = float(env) if env else DEFAULT_SQL_TIMEOUT_S
+        except ValueError:
+            raise InputError(f"${ENV_SQL_TIMEOUT}={env!r} is not a number of seconds (0 = no timeout)") from None
+    if not math.isfinite(option) or option < 0:
+        raise InputError(f"a query timeout is 0 (none) or more seconds, not {option!r}")
+    return option or None
+
+
+def _sql_size(option: str | None, env: str, default: str, what: str) -> str:
+    text = (option if option is not None else os.environ.get(env, "")).strip() or default
+    if not _SIZE_RE.fullmatch(text):
+        where = "" if option is not None else f" (from ${env})"
+        raise InputError(f"{what} {text!r}{where} is not a size such as 512MB, 2GB or 1GiB")
+    return text
+
+
+def sql_memory_limit(option: str | None = None) -> str:
+    """A query's memory limit: ``--memory-limit`` wins, then ``$EVALHOUSE_SQL_MEMORY_LIMIT``, then
+    ``$EVALHOUSE_MEMORY_LIMIT`` (the limit of every warehouse connection), then :data:`DEFAULT_SQL_MEMORY`."""
+    default = os.environ.get(ENV_MEMORY, "").strip()
+    if not _SIZE_RE.fullmatch(default):  # a percentage applies to the warehouse, not to a query
+        default = DEFAULT_SQL_MEMORY
+    return _sql_size(option, ENV_SQL_MEMORY, default, "the query memory limit")
+
+
+def sql_temp_limit(option: str | None = None) -> str:
+    """How much a query may spill to disk: ``--temp-limit``, then ``$EVALHOUSE_SQL_TEMP_LIMIT``, then
+    :data:`DEFAULT_SQL_TEMP`."""
+    return _sql_size(option, ENV_SQL_TEMP, DEFAULT_SQL_TEMP, "the query spill limit")

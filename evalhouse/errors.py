@@ -71,3 +71,8 @@ class MigrationError(WarehouseError):
 def exit_code(exc: BaseException) -> int:
     """The CLI exit code for an exception (1 for anything that is not an evalhouse error)."""
     return exc.exit_code if isinstance(exc, EvalhouseError) else EXIT_FAILED
+
+
+class DiskFull(RunFailed):
+    """A write ran out of room (no space left, quota exceeded, or the file size limit): nothing of
+    what was being written is kept; the message names where."""

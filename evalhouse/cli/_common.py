@@ -26,7 +26,7 @@ import typer
 from evalhouse.common import progress
 from evalhouse.common.jsonable import dumps
 from evalhouse.config import resolve_db_path
-from evalhouse.errors import EXIT_INTERRUPTED, EXIT_USAGE, EvalhouseError
+from evalhouse.errors import EXIT_INTERRUPTED, EXIT_USAGE, EvalhouseError, RunFailed
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -51,9 +51,7 @@ class LazyConsole:
     @property
     def console(self) -> Console:
         if self._console is None:
-            from rich.console import Console
-
-            made = Console(**self._options)
+            made = _safe_console_class()(**self._options)
             self.__dict__["_console"] = made
             self._apply(made)
         return self._console
@@ -76,6 +74,21 @@ class LazyConsole:
 
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self.console, name, value)
+
+
+def _safe_console_class() -> type[Console]:
+    """rich's Console, writing the control characters of every string it is given as visible
+    escapes (a value from the data can carry ``ESC [2J`` or an OSC sequence; rich itself only drops
+    a few codes such as BEL). rich's own styling is not a string it is given, so it stays."""
+    from rich.console import Console
+
+    from evalhouse.common.safe_text import printable
+
+    class SafeConsole(Console):
+        def render_str(self, text: str, **kwargs: Any) -> Any:
+            return super().render_str(printable(text), **kwargs)
+
+    return SafeConsole
 
 
 console = LazyConsole(stderr=True, soft_wrap=True)  # messages carry paths; never break them
@@ -240,7 +253,9 @@ class _LogReporter:
         pct = f" ({100 * h['done'] / h['total']:.0f}%)" if h["total"] else ""
         tail = " done" if final else _eta(h["done"], h["total"], elapsed)
         note = f" ({h['note']})" if h["note"] and not final else ""
-        self.stream.write(f"[{elapsed:.0f} s] {h['label']}: {count}{pct}{tail}{note}\n")
+        from evalhouse.common.safe_text import printable  # a label or note can name a collection from the data
+
+        self.stream.write(printable(f"[{elapsed:.0f} s] {h['label']}: {count}{pct}{tail}{note}") + "\n")
         self.stream.flush()
         h["last"], h["said"] = now, True
 
@@ -297,17 +312,82 @@ class _BarReporter:
 # -- rows of a query ----------------------------------------------------------------------------
 
 
-def print_rows(result: Any, *, json_out: bool = False, csv_out: bool = False) -> int:
+#: Rows a query prints when no --limit is given.
+DEFAULT_ROW_LIMIT = 10_000
+RawFlag = Annotated[
+    bool,
+    typer.Option(
+        "--raw",
+        help="CSV/TSV cells exactly as stored: no ' before a cell a spreadsheet would run as a formula "
+        "(=, +, -, @, tab), and control characters written as they are even on a terminal.",
+    ),
+]
+RowLimitOption = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        help=f"Stop after this many rows (0 = all; rows are fetched in chunks either way). Without it, at most "
+        f"{DEFAULT_ROW_LIMIT:,}: on a terminal a note says so; in a pipe or file more rows exit 1, so a "
+        "script never takes a cut result for the whole.",
+        min=0,
+        metavar="N",
+    ),
+]
+
+
+TimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        help="Stop the query after this many seconds, its rows' fetching and output included (0 = no timeout). "
+        "Default $EVALHOUSE_SQL_TIMEOUT, else 120.",
+        metavar="SECONDS",
+    ),
+]
+MemoryLimitOption = Annotated[
+    str | None,
+    typer.Option(
+        "--memory-limit",
+        help="DuckDB's memory limit for the query; beyond it DuckDB spills to disk or stops the query. "
+        "Default $EVALHOUSE_SQL_MEMORY_LIMIT, else $EVALHOUSE_MEMORY_LIMIT, else 2GB.",
+        metavar="SIZE",
+    ),
+]
+TempLimitOption = Annotated[
+    str | None,
+    typer.Option(
+        "--temp-limit",
+        help="How much the query may spill to disk (a private folder, removed after). "
+        "Default $EVALHOUSE_SQL_TEMP_LIMIT, else 4GB.",
+        metavar="SIZE",
+    ),
+]
+
+
+def row_limit(limit: int | None) -> int | None:
+    """The rows a query may print: ``--limit`` (0 = all), else :data:`DEFAULT_ROW_LIMIT`."""
+    if limit is None:
+        return DEFAULT_ROW_LIMIT
+    return limit or None
+
+
+def print_rows(
+    result: Any, *, json_out: bool = False, csv_out: bool = False, raw: bool = False, limit_given: bool = True
+) -> int:
     """Write a :class:`~evalhouse.warehouse.sql_guard.GuardedResult` as it is fetched.
 
     ``--json``: one JSON array, streamed record by record (NaN/Infinity as null); ``--csv``: a
     header and RFC 4180 rows; otherwise a table on a terminal, tab-separated values elsewhere.
-    Returns the number of rows written; a note on stderr says when ``--limit`` stopped it.
+    CSV and TSV cells a spreadsheet would evaluate get a ``'`` first, and on a terminal control
+    characters are written as escapes, unless ``raw`` (a table always escapes them). Returns the
+    number of rows written. When the limit stopped it, a note on stderr says so; when that limit
+    is the default (``limit_given`` false) and stdout is not a terminal, it is an error (exit 1)
+    after the rows.
     """
     if json_out:
         n = _stream_json(result)
     elif csv_out or not is_terminal():
-        n = _stream_delimited(result, "," if csv_out else "\t")
+        n = _stream_delimited(result, "," if csv_out else "\t", raw=raw)
     else:
         from rich.table import Table
 
@@ -316,15 +396,24 @@ def print_rows(result: Any, *, json_out: bool = False, csv_out: bool = False) ->
             grid.add_column(name)
         for row in result.rows():
             grid.add_row(*("" if v is None else str(v) for v in row))
-        out.print(grid)
+        out.print(grid)  # control characters as escapes, --raw or not: a table is for reading
         n = result.fetched
         console.print(f"{n:,} row(s)", highlight=False)
     if result.truncated:
+        if not limit_given and not is_terminal():
+            raise RowCapReached(
+                f"stopped at the default limit of {result.limit:,} rows and more rows exist: the output is "
+                "not the whole result. Give --limit N to take N rows, or --limit 0 for all"
+            )
         console.print(
             f"stopped at --limit {result.limit:,} rows; more rows exist (raise --limit, or --limit 0 for all)",
             highlight=False,
         )
     return n
+
+
+class RowCapReached(RunFailed):
+    """A query's rows stopped at the default limit where no one sees the note (exit 1)."""
 
 
 def _stream_json(result: Any) -> int:
@@ -338,23 +427,38 @@ def _stream_json(result: Any) -> int:
     return n
 
 
-def _stream_delimited(result: Any, sep: str) -> int:
+def _stream_delimited(result: Any, sep: str, *, raw: bool = False) -> int:
     import csv
 
     from evalhouse.common.jsonable import to_jsonable
+    from evalhouse.common.safe_text import printable, spreadsheet_safe
+
+    on_terminal = is_terminal()
+
+    def text(value: str) -> str:
+        if raw:
+            return value
+        return printable(spreadsheet_safe(value)) if on_terminal else spreadsheet_safe(value)
 
     def cell(value: Any) -> Any:
         plain = to_jsonable(value)
         if isinstance(plain, dict | list):
             # CSV: JSON (a machine reads it); TSV: the form the terminal shows (['a', 'b']), which
             # has no double quotes for the writer to quote and double
-            return dumps(plain) if sep == "," else repr(plain)
-        return "" if plain is None else plain
+            return text(dumps(plain) if sep == "," else repr(plain))
+        return "" if plain is None else text(plain) if isinstance(plain, str) else plain
 
     writer = csv.writer(sys.stdout, delimiter=sep, lineterminator="\n")
-    writer.writerow(result.columns)
+    # csv quotes a field holding the line terminator ("\n") but not a lone "\r", which every reader
+    # takes for the end of the row: a row with one is written with each field quoted
+    quoted = csv.writer(sys.stdout, delimiter=sep, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def write(cells: list[Any]) -> None:
+        (quoted if any(isinstance(c, str) and "\r" in c for c in cells) else writer).writerow(cells)
+
+    write([cell(c) for c in result.columns])
     for row in result.rows():
-        writer.writerow([cell(v) for v in row])
+        write([cell(v) for v in row])
     return result.fetched
 
 

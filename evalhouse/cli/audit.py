@@ -182,6 +182,8 @@ def _print_status(c: dict[str, Any]) -> None:
         f"{cell['score_ids']} ({cell['n_used']} of {cell['n_candidates']} candidates); {used}"
     )
     _line(f"    rule          {cell['rule']}")
+    _line(f"    decided by    {cell['decision']} (run {cell['rule_run_id']})")
+    _line(f"    order         {cell['order']}")
     if cell["n_candidates"] > 1:
         spread = "n/a" if cell["spread"] is None else f"{cell['spread']:.4g} of the metric's range"
         flag = " — the sources disagree beyond the tolerance" if cell["disagreement"] else ""
@@ -194,9 +196,12 @@ def _print_candidates(candidates: list[dict[str, Any]], indent: str = "    ") ->
     for c in candidates:
         mark = "*" if c["used"] else " "
         value = " ".join(str(v) for v in (f"{c['value']:.6g}", c.get("unit")) if v)
+        setup = c.get("setup")
+        harness = c.get("harness") or (setup.get("harness") if isinstance(setup, dict) else None)
+        via = f", harness {harness}" if harness and harness != "unknown" else ""
         _line(
             f"{indent} {mark} {value}  score {c['score_id']}  {c['source_key']} (tier {c['source_tier']}), "
-            f"evaluated by {c['evaluated_by']}, run {c['run_id']}"
+            f"evaluated by {c['evaluated_by']}{via}, run {c['run_id']}"
         )
 
 
@@ -258,14 +263,21 @@ def conflicts(
     db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
-    """Cells more than one source (or run) gives a value for, and which value the policy uses.
+    """Cells more than one source (or run) gives a value for, which value is used and why.
 
-    A cell is model configuration x benchmark x subset x metric x metric parameters x setup. Each
-    cell lists every candidate (value, source, tier, who ran it; '*' marks the one used), the
-    spread on the metric's range, and the rule of the conflict policy ('evalhouse curate policy'
-    changes it). Cells that disagree beyond the tolerance come first.
+    A cell is model configuration x benchmark x subset x metric x metric parameters x the setup
+    fields that define it ('evalhouse curate setup-policy'). Each cell lists every candidate
+    (value, source, tier, who ran it, the harness; '*' marks the one used), the spread on the
+    metric's range, and the rule that decided: the candidates are ordered by the conflict policy
+    ('evalhouse curate policy'), then source tier, then who ran it, then observation date, then
+    the lowest score id (a tiebreak, said when it decided). Cells that disagree come first.
 
-    Example: evalhouse conflicts --benchmark "GPQA Diamond" --disagreeing
+    With --model, also the near misses: cells of the same base model (on the benchmark, its
+    family and its benchmark links) whose sources did not meet, and the part of the key that kept
+    each pair apart (configuration, benchmark, subset, metric, a setup field).
+
+    Example: evalhouse conflicts --benchmark "GPQA Diamond" --disagreeing;
+    evalhouse conflicts --model GPT-4o --benchmark "GPQA Diamond"
     """
     from evalhouse.warehouse.audit import conflicts as find_conflicts
     from evalhouse.warehouse.db import Warehouse
@@ -292,7 +304,45 @@ def conflicts(
             f"{cell['config_id']}  {cell['benchmark_id']}{subset} / {cell['metric_id']}{params}{setup}: "
             f"{cell['value']:.6g} {cell['unit']} (spread {spread}){flag}"
         )
+        _line(f"  decided by {cell['decision']} (run {cell['rule_run_id']})")
         _print_candidates([c | {"unit": cell["unit"]} for c in cell["candidates"]], indent="  ")
+    if report["near_misses"] is not None:
+        _print_near_misses(report["near_misses"])
+
+
+def _cell_text(c: dict[str, Any]) -> str:
+    subset = f" ({c['subset']})" if c["subset"] else ""
+    params = f" {c['metric_params_key']}" if c["metric_params_key"] else ""
+    setup = f" [{c['setup_key']}]" if c["setup_key"] else ""
+    value = "n/a" if c["value"] is None else f"{c['value']:.6g}"
+    return (
+        f"{c['config_id']}  {c['benchmark_id']}{subset} / {c['metric_id']}{params}{setup}: {value} "
+        f"from {', '.join(c['sources'])}"
+    )
+
+
+def _print_near_misses(found: dict[str, Any]) -> None:
+    on = f" on {', '.join(found['benchmarks'])}" if found["benchmarks"] else ""
+    bases = ", ".join(found["base_models"])
+    _line(f"near misses: {len(found['cells'])} cells of base model {bases}{on}")
+    for c in found["cells"]:
+        _line(f"  {_cell_text(c)}")
+    if not found["pairs_total"]:
+        _line("  no two of them come from different sources: nothing failed to meet")
+        return
+    shown = len(found["pairs"])
+    more = f" (the {shown} nearest shown)" if shown < found["pairs_total"] else ""
+    _line(f"{found['pairs_total']} pairs from different sources did not meet{more}; kept apart by:")
+    for p in found["pairs"]:
+        a, b = p["a"], p["b"]
+        _line(f"  {', '.join(a['sources'])} {_value(a)} vs {', '.join(b['sources'])} {_value(b)}:")
+        for d in p["apart_by"]:
+            note = f" — {d['note']}" if d.get("note") and not d["part"].startswith("setup ") else ""
+            _line(f"    {d['part']}: {d['a'] or 'not stated'} vs {d['b'] or 'not stated'}{note}")
+
+
+def _value(c: dict[str, Any]) -> str:
+    return "n/a" if c["value"] is None else f"{c['value']:.6g} ({c['config_id']})"
 
 
 def register(app: typer.Typer) -> None:

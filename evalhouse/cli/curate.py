@@ -158,6 +158,99 @@ def policy(
         out.print(f"conflict policy: {data['policy']} (since {data['updated_at']}: {data['reason']})", highlight=False)
 
 
+def setup_policy(json_out: JsonFlag = False) -> None:
+    """Which setup fields define a cell and which are attributes of a candidate, each with its reason.
+
+    A cell is model configuration x benchmark x subset x metric x metric parameters x the setup
+    fields marked 'defines' (shots, chain of thought, pass@k, subset, judge, agent scaffold, edit
+    format, effort ...): results that differ in one of them are different measurements. Fields
+    marked 'attribute' (the harness, its version) say who or what produced a candidate: results
+    that differ only in those share a cell, and their spread is the disagreement. 'outcome' fields
+    (rank, cost) are not setup at all. A field the policy does not name defines the cell. The
+    policy is evalhouse/curation/registries/setup_policy.yaml; a change to it re-derives the
+    cells of existing warehouses (see docs/curation-rules.md).
+    """
+    from evalhouse.curation.registry import load_registry
+
+    policy = load_registry().setup_policy
+    assert policy is not None
+    data = policy.as_dict()
+    if json_out:
+        emit_json(data)
+        return
+    out.print(f"setup policy v{data['version']} ({data['file']})", highlight=False)
+    for role, title in (("defines", "define a cell"), ("attribute", "attributes of a candidate"),
+                        ("outcome", "how a run went: not setup")):  # fmt: skip
+        table = Table(title=f"fields that {title}" if role != "outcome" else f"fields that say {title}",
+                      title_justify="left")  # fmt: skip
+        for col in ("field", "also written", "reason"):
+            table.add_column(col, overflow="fold")
+        for f in data["fields"]:
+            if f["role"] == role:
+                table.add_row(f["field"], ", ".join(f["aliases"]), f["reason"])
+        out.print(table)
+    unlisted = data["unlisted"]
+    out.print(f"any other field: {unlisted['role']} ({unlisted['reason']})", highlight=False)
+
+
+def benchmark_links(json_out: JsonFlag = False) -> None:
+    """Benchmarks a source reports under its own namespace, linked to the registry's or kept apart.
+
+    A 'same_as' link (checked on subset, split, metric and normalisation, with evidence) loads the
+    namespaced benchmark's results as the registry benchmark, so they meet the other sources'; an
+    'apart_from' entry says why two benchmarks of one name are different measurements ('evalhouse
+    conflicts --model M --benchmark B' prints it). The file is
+    evalhouse/curation/registries/benchmark_links.yaml.
+    """
+    from evalhouse.curation.registry import load_registry
+
+    links = load_registry().benchmark_links
+    assert links is not None
+    data = links.as_dict()
+    if json_out:
+        emit_json(data)
+        return
+    out.print(f"benchmark links v{data['version']} ({data['file']})", highlight=False)
+    table = Table()
+    for col in ("benchmark", "link", "registry benchmark", "checked / why"):
+        table.add_column(col, overflow="fold")
+    for link in links.links:
+        kind = "same as" if link.same_as else "apart from"
+        table.add_row(link.benchmark, kind, link.target, link.why())
+    out.print(table)
+
+
+def rederive(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
+    """Derive every stored score's configuration, benchmark and cell again under the current rules.
+
+    After an edit to the setup policy, the benchmark links, the benchmark or metric registries or
+    the name rules, this moves what changed in place, without fetching (one transaction): an
+    evaluation whose model now resolves to another configuration, a score whose result now
+    canonicalises to another benchmark or metric (its value scaled again from its raw value), a
+    score whose setup now has another cell key. Each change is a curation decision
+    (configuration_rederived, benchmark_rederived, cell_rederived). A result the rules would now
+    refuse is left as it is and counted: 'evalhouse reparse --source S' quarantines it with the
+    reason. Upgrading a warehouse to a new evalhouse does this by itself (a migration).
+    """
+    from evalhouse.curation.registry import load_registry
+    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.rederive import rederive as rederive_all
+
+    with guard(), Warehouse.open(db_path(ctx, db)) as wh, wh.transaction() as con:
+        report = rederive_all(con, load_registry(), cause="evalhouse curate rederive")
+    data = report.as_dict()
+    if json_out:
+        emit_json(data)
+        return
+    out.print(
+        f"{data['evaluations']:,} evaluations and {data['scores_read']:,} scores read; moved: "
+        f"{data['configurations']:,} evaluations to another configuration, {data['groups']:,} groups to another "
+        f"benchmark or metric, {data['setups']:,} setups to another cell key ({data['scores_moved']:,} scores); "
+        f"{data['refused']:,} scores the rules would now refuse left as they are; {data['decisions']:,} decisions",
+        highlight=False,
+    )
+
+
 def quarantine_list(
     ctx: typer.Context,
     source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
@@ -192,6 +285,9 @@ def register(app: typer.Typer) -> None:
     app.command("dates")(dates)
     curate = typer.Typer(help="Curation settings and decisions.", no_args_is_help=True)
     curate.command("policy")(policy)
+    curate.command("setup-policy")(setup_policy)
+    curate.command("benchmark-links")(benchmark_links)
+    curate.command("rederive")(rederive)
     app.add_typer(curate, name="curate")
     quarantine = typer.Typer(help="What was refused, with reasons and locators.", no_args_is_help=True)
     quarantine.command("list")(quarantine_list)

@@ -213,6 +213,14 @@ def ingest(
         typer.Option(help="Replay pinned payloads from a directory or base URL instead of the live hosts."),
     ] = None,
     skip_validation: SkipValidation = False,
+    accept_drift: Annotated[
+        bool,
+        typer.Option(
+            "--accept-drift",
+            help="Accept what the drift guards refuse for this run (a real shrink or scale change),"
+            " recorded as a curation decision.",
+        ),
+    ] = False,
     db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -223,7 +231,10 @@ def ingest(
     An id is fetched through the normal client: 'evalhouse ingest model-card alpindale/WizardLM-2-8x22B'
     (the Hub API: the card's results and createdAt), 'evalhouse ingest paper 2406.01234v2' (the
     paper's arXiv HTML tables). Several ids, '--targets FILE' or '--named' make one run over all of
-    them; a target that fails is quarantined with its reason and the others load.
+    them; a target that fails is quarantined with its reason and the others load. A payload is
+    judged by the refresh's drift guards against the source's last loading run (values rescaled,
+    most rows quarantined, a shrink): one they refuse loads nothing and fails the run, unless
+    '--accept-drift' waives it.
 
     Harness logs load their aggregate scores and, when kept, their samples as item rows (see
     docs/harness-logs.md); several logs make one run:
@@ -232,6 +243,7 @@ def ingest(
     Exit 1 when the run failed, 2 for an unknown source or an unreadable --targets file.
     """
     from evalhouse.errors import InputError
+    from evalhouse.ingest.catalog import get_source
     from evalhouse.pipeline.ingest_file import ingest_file, ingest_paths
     from evalhouse.pipeline.refresh import RefreshOptions
     from evalhouse.pipeline.targets import named_models
@@ -239,7 +251,8 @@ def ingest(
     given = list(locations or [])
 
     def run(wh, store, after):
-        options = RefreshOptions(mirror=mirror, after_load=after)
+        waived = {get_source(key).SOURCE.key} if accept_drift else set()
+        options = RefreshOptions(mirror=mirror, after_load=after, accept_drift=waived)
         wanted = [*given, *_read_targets(targets)]
         if named:
             wanted += named_models(wh, key)

@@ -16,12 +16,18 @@ from rich.table import Table
 from evalhouse.cli._common import (
     DbOption,
     JsonFlag,
+    MemoryLimitOption,
+    RawFlag,
+    RowLimitOption,
+    TempLimitOption,
+    TimeoutOption,
     console,
     db_path,
     emit_json,
     guard,
     out,
     print_rows,
+    row_limit,
     shown,
     usage_error,
 )
@@ -262,7 +268,12 @@ def open_(
         str | None,
         typer.Option("--sql", help="Run one read-only query on the snapshot and print its rows (as 'evalhouse sql')."),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", help="Stop after this many rows (0 = all).", min=0)] = 10_000,
+    limit: RowLimitOption = None,
+    csv_out: Annotated[bool, typer.Option("--csv", help="With --sql: print CSV.")] = False,
+    raw: RawFlag = False,
+    timeout: TimeoutOption = None,
+    memory_limit: MemoryLimitOption = None,
+    temp_limit: TempLimitOption = None,
     expect_id: ExpectId = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -270,19 +281,25 @@ def open_(
 
     Without --sql it prints the tables and views with row counts and the Python snippet
     (evalhouse.open_snapshot) for analyses. The snapshot is verified first; a corrupted one is
-    refused (exit 2). --sql runs through the same guard as 'evalhouse sql': one read-only
-    statement, no files outside the snapshot folder.
+    refused (exit 2). --sql runs through the same guard and bounds as 'evalhouse sql': one
+    read-only statement, no files outside the snapshot folder, a timeout, a memory and a spill
+    limit, and at most 10,000 rows unless --limit says otherwise.
     """
     from evalhouse.warehouse.snapshot import require_verified
-    from evalhouse.warehouse.sql_guard import guarded_query
+    from evalhouse.warehouse.sql_guard import QueryBounds, guarded_query
 
+    if json_out and csv_out:
+        usage_error("choose one of --json and --csv")
     with guard():
         if sql is None:
             require_verified(directory, expect_id=expect_id)
             _describe(directory, json_out)
             return
-        with guarded_query(sql, snapshot=directory, expect_id=expect_id, limit=limit or None) as result:
-            print_rows(result, json_out=json_out)
+        bounds = QueryBounds.resolve(timeout, memory_limit, temp_limit)
+        with guarded_query(
+            sql, snapshot=directory, expect_id=expect_id, limit=row_limit(limit), bounds=bounds
+        ) as result:
+            print_rows(result, json_out=json_out, csv_out=csv_out, raw=raw, limit_given=limit is not None)
 
 
 def register(app: typer.Typer) -> None:

@@ -6,27 +6,35 @@ from typing import Annotated
 
 import typer
 
-from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, db_path, guard, print_rows, usage_error
-
-DEFAULT_LIMIT = 10_000
+from evalhouse.cli._common import (
+    DbOption,
+    JsonFlag,
+    MemoryLimitOption,
+    RawFlag,
+    RowLimitOption,
+    SnapshotOption,
+    TempLimitOption,
+    TimeoutOption,
+    db_path,
+    guard,
+    print_rows,
+    row_limit,
+    usage_error,
+)
 
 CsvFlag = Annotated[bool, typer.Option("--csv", help="Print CSV (a header line, then one line per row).")]
-LimitOption = Annotated[
-    int,
-    typer.Option(
-        "--limit",
-        help=f"Stop after this many rows (0 = all; rows are fetched in chunks either way). Default {DEFAULT_LIMIT:,}.",
-        min=0,
-    ),
-]
 
 
 def sql(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help='One read-only statement, e.g. "SELECT * FROM v_scores_canonical".')],
     snapshot: SnapshotOption = None,
-    limit: LimitOption = DEFAULT_LIMIT,
+    limit: RowLimitOption = None,
     csv_out: CsvFlag = False,
+    raw: RawFlag = False,
+    timeout: TimeoutOption = None,
+    memory_limit: MemoryLimitOption = None,
+    temp_limit: TempLimitOption = None,
     db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -38,19 +46,25 @@ def sql(
     tables and v_* views are there, e.g. 'evalhouse sql "SELECT benchmark_id, count(*) FROM
     v_scores_canonical GROUP BY ALL ORDER BY 2 DESC"'. Output: a table on a terminal,
     tab-separated values in a pipe or log, --csv, or --json (one array of objects; NaN and
-    infinities as null). While a refresh loads, the query waits up to --wait seconds.
+    infinities as null). CSV/TSV cells a spreadsheet would run as a formula get a ' first
+    (--raw: as stored). While a refresh loads, the query waits up to --wait seconds.
+
+    A query is bounded: --timeout seconds (then it is stopped and the warehouse released for
+    writers), --memory-limit and --temp-limit (spill to disk); a query stopped at a bound exits
+    1 and says which. Without --limit at most 10,000 rows are printed; in a pipe or file, more
+    rows than that exit 1 after the rows.
     """
     from evalhouse.config import raw_store_path
-    from evalhouse.warehouse.sql_guard import guarded_query
+    from evalhouse.warehouse.sql_guard import QueryBounds, guarded_query
 
     if json_out and csv_out:
         usage_error("choose one of --json and --csv")
     path = db_path(ctx, db)
-    with (
-        guard(),
-        guarded_query(query, db=path, raw_store=raw_store_path(path), snapshot=snapshot, limit=limit or None) as result,
-    ):
-        print_rows(result, json_out=json_out, csv_out=csv_out)
+    with guard():
+        bounds = QueryBounds.resolve(timeout, memory_limit, temp_limit)
+        target = {"db": path, "raw_store": raw_store_path(path), "snapshot": snapshot}
+        with guarded_query(query, **target, limit=row_limit(limit), bounds=bounds) as result:
+            print_rows(result, json_out=json_out, csv_out=csv_out, raw=raw, limit_given=limit is not None)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out
+from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, escape, guard, out
 
 SkipValidation = Annotated[
     bool, typer.Option("--skip-validation", help="Do not run the expectations checkpoint after each load.")
@@ -30,7 +30,9 @@ def migrate(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False)
 
 
 def stats(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
-    """Counts of sources, evaluations, scores, models, benchmarks and quarantined rows."""
+    """Counts of sources, evaluations, scores, models, benchmarks and quarantined rows, and the
+    cells where sources meet: cells_with_several_sources (candidates from two sources or more) and,
+    per pair of sources, how many cells they share and how many of those disagree."""
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.stats import stats as warehouse_stats
 
@@ -44,9 +46,16 @@ def stats(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -
     table.add_column("what")
     table.add_column("count", justify="right")
     for key, value in data.items():
-        if key not in {"by_source", "schema_version"}:
+        if key not in {"by_source", "schema_version", "source_pairs"}:
             table.add_row(key, f"{value:,}")
     out.print(table)
+    if data["source_pairs"]:
+        pairs = Table(title="cells two sources meet in, per pair of sources")
+        for col in ("sources", "cells", "disagreeing"):
+            pairs.add_column(col, justify="left" if col == "sources" else "right")
+        for row in data["source_pairs"]:
+            pairs.add_row(" + ".join(row["sources"]), f"{row['cells']:,}", f"{row['cells_disagreeing']:,}")
+        out.print(pairs)
     if data["by_source"]:
         per = Table(title="by source")
         for col in ("source", "evaluations", "scores", "last run", "last load (quarantined by it)"):
@@ -144,42 +153,65 @@ def _print_import(data: dict[str, Any], outside: list[str]) -> None:
 
 def export_eee(
     ctx: typer.Context,
-    directory: Annotated[Path, typer.Argument(help="Output folder; records go to <DIR>/data/<collection>/...")],
+    directory: Annotated[
+        Path, typer.Argument(help="Output folder (new, empty, or an earlier export); records go to <DIR>/data/...")
+    ],
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Exit 1 when any record was not exported (default: they are warnings)."),
+    ] = False,
     db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Write the warehouse's records as an EEE datastore tree.
 
-    Check the result with the EEE project's validator: 'python -m every_eval_ever validate'.
-    Exit 1 when a record could not be written (each is listed with the reason).
+    The tree is written beside DIR and moved into place when complete: an interrupted export or a
+    full disk leaves DIR as it was. DIR must be new, empty, or an earlier export (replaced whole).
+    Check the result with the EEE project's validator, from inside DIR:
+    'python -m every_eval_ever validate "data/**/*.json"'.
+
+    A record EEE's datastore layout cannot hold is not exported and is listed as a warning with
+    the reason (it stays in the warehouse): a developer 'unknown' or a name no portable path can
+    hold (EEE's own rules), or a record all of whose results were quarantined. A path part longer
+    than 255 bytes is shortened with a hash of the whole name and listed.
+
+    Exit codes: 0 every record the layout can hold was written (warnings or not); 1 a record
+    could not be written, the disk filled (nothing is kept), or --strict and a record was not
+    exported; 2 DIR is not a folder evalhouse may write.
     """
     from evalhouse.config import raw_store_path
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.eee_export import export_tree
+    from evalhouse.warehouse.eee_export import export_folder
     from evalhouse.warehouse.raw_store import RawStore
 
     path = db_path(ctx, db)
     with guard(), Warehouse.open(path, read_only=True) as wh:
-        summary = export_tree(wh, directory, RawStore(raw_store_path(path)))
+        summary = export_folder(wh, directory, RawStore(raw_store_path(path)))
     if json_out:
-        emit_json(
-            {
-                "written": summary.written,
-                "samples": summary.samples,
-                "results_omitted": summary.results_omitted,
-                "skipped": summary.skipped,
-            }
-        )
+        emit_json(summary.as_dict())
     else:
-        out.print(f"wrote {summary.written} records and {summary.samples} samples files under {directory}/data")
+        out.print(
+            f"wrote {summary.written} records and {summary.samples} samples files under {directory}/data",
+            highlight=False,
+        )
         if summary.results_omitted:
             out.print(
                 f"left out {summary.results_omitted} quarantined results "
                 "(each record says how many under 'evalhouse.results_quarantined')"
             )
-    if summary.skipped:
-        for eval_id, reason in summary.skipped:
-            console.print(f"[yellow]skipped[/] {eval_id}: {reason}", highlight=False)
+    for eval_id, name, written in summary.shortened:
+        console.print(
+            f"[yellow]shortened[/] a path part of {escape(eval_id)} to {len(written.encode())} bytes: "
+            f"{escape(name[:40])}… → {escape(written)}",
+            highlight=False,
+        )
+    for eval_id, reason in summary.skipped:
+        console.print(f"[yellow]not exported[/] {escape(eval_id)}: {escape(reason)}", highlight=False)
+    for eval_id, reason in summary.failed:
+        console.print(f"[bold red]failed[/] {escape(eval_id)}: {escape(reason)}", highlight=False)
+    if summary.skipped and not json_out:
+        console.print(f"{len(summary.skipped)} record(s) not exported (warnings; they stay in the warehouse)")
+    if summary.failed or (strict and summary.skipped):
         raise typer.Exit(1)
 
 

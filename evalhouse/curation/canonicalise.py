@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalhouse.common.naming import slug
+from evalhouse.curation.benchmark_links import Link
 from evalhouse.curation.cells import subset_of
 from evalhouse.curation.registry import Benchmark, Metric, Registry, scale
 from evalhouse.schema.records import DECLARED_BENCHMARK
@@ -94,6 +95,8 @@ class _Group:
     provisional_benchmark: Benchmark | None = None
     provisional_metric: Metric | None = None
     candidate_benchmark: str | None = None
+    linked_from: str | None = None  # the namespaced benchmark benchmark_links.yaml linked to this one
+    stated_metric: str | None = None  # the metric as the record names it, when a link renamed it
     rejection: str | None = None
 
 
@@ -189,6 +192,7 @@ class CanonicalGroup:
     provisional_benchmark: Benchmark | None = None
     provisional_metric: Metric | None = None
     candidate_benchmark: str | None = None
+    linked_from: str | None = None
 
     def value(self, raw_value: float) -> float | None:
         """The canonical value of ``raw_value``, or None when it is refused."""
@@ -255,7 +259,7 @@ class Canonicaliser:
         return CanonicalGroup(
             rejection=None,
             benchmark_raw=names.raw,
-            metric_raw=metric_raw or metric.id,
+            metric_raw=metric_raw or group.stated_metric or metric.id,
             benchmark_id=group.benchmark.id,
             subset=group.subset,
             metric_id=metric.id,
@@ -269,6 +273,7 @@ class Canonicaliser:
             provisional_benchmark=group.provisional_benchmark,
             provisional_metric=group.provisional_metric,
             candidate_benchmark=group.candidate_benchmark,
+            linked_from=group.linked_from,
         )
 
     def rejection(self, result: dict[str, Any], *, source_key: str, collection: str | None = None) -> Rejection | None:
@@ -315,7 +320,7 @@ class Canonicaliser:
             benchmark_raw=names.raw,
             subset=group.subset,
             metric_id=metric.id,
-            metric_raw=metric_raw or metric.id,
+            metric_raw=metric_raw or group.stated_metric or metric.id,
             raw_value=raw_value,
             raw_unit=group.raw_unit,
             value=value,
@@ -356,11 +361,16 @@ class Canonicaliser:
                     "to evalhouse/curation/registries/benchmarks.yaml"
                 )
             )
-        bench, subset, provisional, candidate, step = found
+        bench, subset, provisional, candidate, step, link = found
         steps = [step]
         metric, provisional_metric, metric_step = self._metric(names, config, collection or source_key)
         if metric is None:
             return _Group(rejection=metric_step)
+        stated = None
+        if link is not None and metric.id in link.metrics:
+            meant = self.registry.metrics[link.metrics[metric.id]]
+            metric_step += f"; {metric.id} -> {meant.id} (benchmark_links.yaml: {link.benchmark} states {link.metric})"
+            stated, metric, provisional_metric = metric.id, meant, None
         steps.append(metric_step)
         declared_lib = config.get("lower_is_better")
         if declared_lib is not None and bool(declared_lib) != metric.lower_is_better:
@@ -399,18 +409,22 @@ class Canonicaliser:
             provisional_benchmark=provisional,
             provisional_metric=provisional_metric,
             candidate_benchmark=candidate,
+            linked_from=link.benchmark if link is not None else None,
+            stated_metric=stated,
         )
 
     def _benchmark(
         self, names: _Names, source_key: str, collection: str | None
-    ) -> tuple[Benchmark, str | None, Benchmark | None, str | None, str] | None:
-        """``(benchmark, subset, provisional?, candidate, step)``; None when nothing names it."""
+    ) -> tuple[Benchmark, str | None, Benchmark | None, str | None, str, Link | None] | None:
+        """``(benchmark, subset, provisional?, candidate, step, link)``; None when nothing names it.
+        A namespaced benchmark that ``benchmark_links.yaml`` says is a registry benchmark is that
+        benchmark, the link named in its step."""
         scoped_only = self.allow_provisional and not self.global_aliases
         for name in (names.evaluation_name, names.dataset_name):
             bench = self.registry.benchmark_for(name, source_key, scoped_only=scoped_only)
             if bench is not None:
                 subset = None if name == names.evaluation_name else subset_of(names.evaluation_name, name, bench.name)
-                return bench, subset, None, None, _bench_step(name, bench.id, subset, provisional=False)
+                return bench, subset, None, None, _bench_step(name, bench.id, subset, provisional=False), None
         declared = self.declared and names.declared is not None
         if not (self.allow_provisional or declared) or not names.raw:
             return None
@@ -427,13 +441,20 @@ class Canonicaliser:
             description=description,
         )
         subset = subset_of(names.evaluation_name, base)
+        links = self.registry.benchmark_links
+        link = links.same(provisional.id) if links is not None else None
+        if link is not None:
+            target = self.registry.benchmarks[link.target]
+            step = _bench_step(base, provisional.id, subset, provisional=True).replace(" (provisional)", "")
+            step += f"; linked to registry benchmark {target.id} by benchmark_links.yaml: {link.why()}"
+            return target, subset, None, None, step, link
         candidate = self.registry.global_benchmark_for(base)
         if subset is None and candidate is None:
             candidate = self.registry.global_benchmark_for(names.evaluation_name)
         step = _bench_step(base, provisional.id, subset, provisional=True)
         if candidate is not None:
             step += f"; its name matches registry benchmark {candidate.id} (a candidate link, not merged)"
-        return provisional, subset, provisional, candidate.id if candidate else None, step
+        return provisional, subset, provisional, candidate.id if candidate else None, step, None
 
     def _metric(self, names: _Names, config: dict[str, Any], scope: str) -> tuple[Metric | None, Metric | None, str]:
         """``(metric, provisional metric, step or rejection reason)``."""

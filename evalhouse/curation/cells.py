@@ -2,100 +2,61 @@
 
 A cell is model configuration × benchmark × **subset** (an MMLU subject, a Global-MMLU language, a
 GAIA level — taken from the record's ``evaluation_name``) × metric × **metric parameters** (pass@1
-vs pass@8) × **setup** (shots, chain of thought, agent scaffold, tools, prompt template,
-generation arguments, the harness where the record names a real one). Two results that differ in
-any of these are different cells: they are never superseded by, averaged with or compared against
-each other by default.
+vs pass@8) × the **defining part of the setup** (shots, chain of thought, agent scaffold, tools,
+prompt template, generation arguments, judge, effort). Two results that differ in any of these are
+different cells: they are never superseded by, averaged with or compared against each other.
 
-The setup is everything the record's ``generation_config`` states, except a short list of keys
-that describe the run rather than define the measurement (costs, ranks, run counts, notes); a
-value too long to read in a key (a prompt template, a tool list) is kept as a short hash.
+A result's setup is everything its record's ``generation_config`` states (except the fields that
+report how a run went: rank, cost, run count, notes), what the model's name says about the run
+("(8-shot)"), and the harness that ran it. Which of those define the cell and which are
+attributes of a candidate (the harness, its version) is the setup policy
+(:mod:`evalhouse.curation.setup_policy`): results that differ only in attributes share a cell,
+and their spread is the sources' disagreement. The whole setup is stored with each score; the
+cell key is its defining part, ``name=value`` sorted, a value too long to read as a short hash.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from evalhouse.curation.registry import normalise_alias
-
-#: ``generation_config.additional_details`` keys that describe a run, not what it measured.
-NOT_SETUP = frozenset(
-    {
-        "hal_rank",
-        "runs",
-        "verified",
-        "is_pareto",
-        "total_cost_usd",
-        "cost_confidence_interval",
-        "accuracy_confidence_interval",
-        "notes",
-        "note",
-        "groups",
-        "evalhouse.source_row",
-    }
-)
-#: Evaluation libraries that are harnesses (their name is part of the setup); aggregators and
-#: "unknown" are not, so two sources quoting one run share a cell and can be compared.
-HARNESSES = frozenset(
-    {
-        "lm_eval",
-        "lm-eval",
-        "lm-evaluation-harness",
-        "helm",
-        "crfm-helm",
-        "inspect_ai",
-        "inspect",
-        "lighteval",
-        "openai-evals",
-        "simple-evals",
-        "opencompass",
-        "evalscope",
-        "hal",
-    }
-)
-_LONG = 48
+from evalhouse.curation.setup_policy import SetupPolicy
 
 
 @dataclass(frozen=True)
 class Cell:
-    """A result's cell beyond model, benchmark and metric."""
+    """A result's cell beyond model, benchmark and metric, and its whole setup."""
 
     subset: str | None
     metric_params: dict[str, Any]
     metric_params_key: str
-    setup: dict[str, str]
-    setup_key: str
-
-
-def _short(value: str) -> str:
-    return value if len(value) <= _LONG else "#" + hashlib.sha256(value.encode()).hexdigest()[:10]
+    setup: dict[str, str]  # the whole setup: defining fields and attributes (what score.setup stores)
+    setup_key: str  # its defining part (the cell)
 
 
 def _flat(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def setup_of(result: dict[str, Any], harness: str | None = None) -> dict[str, str]:
-    """Everything the result's generation config says (minus run facts), plus a real harness."""
+def setup_of(
+    result: dict[str, Any], harness: str | None, policy: SetupPolicy, name_setup: dict[str, str] | None = None
+) -> dict[str, str]:
+    """The result's whole setup: what the model's name says about the run ("(8-shot)"), overridden
+    by everything the generation config states (minus the fields that report how a run went), and
+    the harness (normalised: "HAL" and "hal" are one harness)."""
     gen = result.get("generation_config") or {}
-    setup: dict[str, str] = {}
+    setup: dict[str, str] = dict(name_setup or {})
     for key, value in (gen.get("additional_details") or {}).items():
-        if key not in NOT_SETUP and value not in (None, ""):
+        if value not in (None, "") and policy.role(key) != "outcome":
             setup[key] = _flat(value)
     for key, value in (gen.get("generation_args") or {}).items():
-        if value not in (None, "", {}, []):
+        if value not in (None, "", {}, []) and policy.role(f"args.{key}") != "outcome":
             setup[f"args.{key}"] = _flat(value)
-    if harness and normalise_alias(harness) in HARNESSES:
+    if harness and "harness" not in setup:
         setup["harness"] = normalise_alias(harness)
     return setup
-
-
-def setup_key(setup: dict[str, str]) -> str:
-    """``"cot=true;shots=5"``: sorted, readable, long values as short hashes."""
-    return ";".join(f"{k}={_short(setup[k])}" for k in sorted(setup))
 
 
 def metric_params_of(result: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -132,12 +93,20 @@ def _loose(name: str) -> str:
 
 
 def cell_of(
-    result: dict[str, Any], subset: str | None, harness: str | None, name_setup: dict[str, str] | None = None
+    result: dict[str, Any],
+    subset: str | None,
+    harness: str | None,
+    policy: SetupPolicy,
+    name_setup: dict[str, str] | None = None,
 ) -> Cell:
     """The result's cell; ``name_setup`` is what the model's name says about the run ("(8-shot)"),
     which the record's own generation config overrides."""
-    setup = {**(name_setup or {}), **setup_of(result, harness)}
+    setup = setup_of(result, harness, policy, name_setup)
     params, params_key = metric_params_of(result)
     return Cell(
-        subset=subset, metric_params=params, metric_params_key=params_key, setup=setup, setup_key=setup_key(setup)
+        subset=subset,
+        metric_params=params,
+        metric_params_key=params_key,
+        setup=setup,
+        setup_key=policy.key(setup),
     )

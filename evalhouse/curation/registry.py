@@ -18,6 +18,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalhouse.common.yamls import load_package_yaml
+from evalhouse.curation.benchmark_links import FILE as LINKS_FILE
+from evalhouse.curation.benchmark_links import BenchmarkLinks
+from evalhouse.curation.benchmark_links import packaged_doc as packaged_links
 from evalhouse.curation.name_rules import NameRules, rules_from
 from evalhouse.curation.registry_files import (
     Benchmark,
@@ -33,6 +36,9 @@ from evalhouse.curation.registry_files import (
     UnitsFile,
 )
 from evalhouse.curation.registry_version import FILES, content_hash, read_file, version_text
+from evalhouse.curation.setup_policy import FILE as SETUP_POLICY_FILE
+from evalhouse.curation.setup_policy import SetupPolicy
+from evalhouse.curation.setup_policy import packaged_doc as packaged_setup_policy
 from evalhouse.errors import InputError
 
 DENOMINATOR_RE = re.compile(r"^(?:x\s*/\s*|out of\s+|/\s*)(\d+(?:\.\d+)?)$")
@@ -73,6 +79,8 @@ class Registry(BaseModel):
     evidence_kinds: dict[str, EvidenceKind]
     model_tokens: dict[str, Any] = Field(default_factory=dict)  # model_tokens.yaml as read
     name_rules: NameRules | None = None  # ... compiled (curation.names)
+    setup_policy: SetupPolicy | None = None  # setup_policy.yaml: which setup fields define a cell
+    benchmark_links: BenchmarkLinks | None = None  # benchmark_links.yaml: namespaced benchmarks linked or apart
 
     def __hash__(self) -> int:  # one loaded registry is one object: caches key on its identity
         return id(self)
@@ -329,6 +337,10 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"", content_sha
     except ValueError as exc:
         raise RegistryError(f"invalid registry: {exc}") from exc
     tokens = dict(docs.get("model_tokens.yaml") or {})
+    try:
+        policy = SetupPolicy.from_doc(docs.get(SETUP_POLICY_FILE) or packaged_setup_policy())
+    except InputError as exc:
+        raise RegistryError(str(exc)) from exc
     problems: list[str] = []
     unit_aliases, conversions = _index_units(uf, problems)
     metric_aliases = _index_metrics(mf, {u.id for u in uf.units}, problems)
@@ -358,6 +370,18 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"", content_sha
     snapshots = docs.get("model_snapshots.yaml")
     if snapshots:
         versions["model_snapshots"] = snapshots.get("version", "?")
+    if SETUP_POLICY_FILE in docs:
+        versions["setup_policy"] = policy.version
+    try:
+        links = BenchmarkLinks.from_doc(
+            docs.get(LINKS_FILE) or packaged_links(),
+            benchmarks={b.id for b in bf.benchmarks},
+            metrics={m.id for m in mf.metrics},
+        )
+    except InputError as exc:
+        raise RegistryError(str(exc)) from exc
+    if LINKS_FILE in docs:
+        versions["benchmark_links"] = links.version
     return Registry(
         metrics={m.id: m for m in mf.metrics},
         units={u.id: u for u in uf.units},
@@ -380,6 +404,8 @@ def build_registry(docs: Mapping[str, Any], *, content: bytes = b"", content_sha
         generic_benchmark_names=frozenset(normalise_alias(n) for n in bf.generic_names),
         model_tokens=tokens,
         name_rules=rules_from(tokens, snapshots) if tokens else None,
+        setup_policy=policy,
+        benchmark_links=links,
     )
 
 

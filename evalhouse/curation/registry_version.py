@@ -11,15 +11,9 @@ import hashlib
 from importlib import resources
 
 #: The registry files, in the order their bytes make the content hash.
-FILES = (
-    "metrics.yaml",
-    "units.yaml",
-    "benchmarks.yaml",
-    "developers.yaml",
-    "evidence_kinds.yaml",
-    "model_tokens.yaml",
-    "model_snapshots.yaml",
-)
+FILES = ("metrics.yaml", "units.yaml", "benchmarks.yaml", "developers.yaml", "evidence_kinds.yaml", "model_tokens.yaml")
+#: Files added after the first six, hashed after them (so the six keep their order).
+FILES += ("model_snapshots.yaml", "setup_policy.yaml", "benchmark_links.yaml")
 #: Files whose top-level ``version`` is recorded (model_tokens.yaml only when it holds anything).
 VERSIONED = {
     "evidence_kinds.yaml": "evidence_kinds",
@@ -28,6 +22,8 @@ VERSIONED = {
     "benchmarks.yaml": "benchmarks",
     "developers.yaml": "developers",
     "model_snapshots.yaml": "model_snapshots",
+    "setup_policy.yaml": "setup_policy",
+    "benchmark_links.yaml": "benchmark_links",
 }
 TOKENS = "model_tokens.yaml"
 

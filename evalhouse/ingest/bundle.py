@@ -12,11 +12,10 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import struct
 import zipfile
-import zlib
 from collections.abc import Mapping
 
+from evalhouse.ingest.budgets import read_zip
 from evalhouse.ingest.source import ParseError
 
 MANIFEST = ".evalhouse-bundle.json"
@@ -44,27 +43,14 @@ def is_zip(body: bytes) -> bool:
     return body[:4] == b"PK\x03\x04"
 
 
-#: The most one member may inflate to: a zip bomb is refused before it is inflated.
-MAX_MEMBER_BYTES = 1024 * 1024 * 1024
-
-
 def unpack(body: bytes) -> dict[str, bytes]:
-    """Every member of a zip (a bundle, or a harness's own zip such as Inspect's ``.eval``).
+    """Every member of a zip (a bundle, or a harness's own zip such as Inspect's ``.eval``),
+    inflated within the archive budgets (:mod:`evalhouse.ingest.budgets`: a zip bomb is refused
+    by its declared sizes before anything is inflated).
 
-    A truncated, corrupt, encrypted or oversized zip is a :class:`ParseError` naming why.
+    A truncated, corrupt, encrypted or over-budget zip is a :class:`ParseError` naming why.
     """
-    try:
-        with zipfile.ZipFile(io.BytesIO(body)) as zf:
-            infos = [i for i in zf.infolist() if not i.filename.endswith("/")]
-            big = next((i for i in infos if i.file_size > MAX_MEMBER_BYTES), None)
-            if big is not None:
-                cap = f"cap {MAX_MEMBER_BYTES:,}"
-                raise ParseError(f"zip member {big.filename} inflates to {big.file_size:,} bytes ({cap})")
-            return {info.filename: zf.read(info) for info in infos}
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, struct.error) as exc:
-        raise ParseError(f"the zip is truncated or corrupt ({len(body):,} bytes): {exc}") from exc
-    except (NotImplementedError, RuntimeError, ValueError, OSError) as exc:  # encrypted member, odd method
-        raise ParseError(f"the zip cannot be read ({len(body):,} bytes): {type(exc).__name__}: {exc}") from exc
+    return dict(read_zip(body))
 
 
 def members(body: bytes) -> tuple[dict[str, bytes], str | None]:

@@ -6,7 +6,8 @@ timeout, fail on any non-2xx, body read whole) this layer:
 
 * retries what is worth retrying (429, 500, 502, 503, 504, timeouts, dropped connections) with
   capped exponential backoff and full jitter, and honours ``Retry-After``, so a flaky night does
-  not turn a source red;
+  not turn a source red; a host name that does not resolve (no network) is never retried, and
+  the client's other requests to that host fail at once;
 * follows a bounded number of redirects itself, dropping credentials when a redirect leaves the
   original origin (httpx would forward ``x-api-key`` to any host);
 * bounds the total time of a fetch, not only each read: a ``deadline`` per request (every
@@ -30,6 +31,7 @@ import logging
 import mimetypes
 import os
 import random
+import socket
 import ssl
 import time
 from collections.abc import Callable
@@ -136,6 +138,16 @@ class _Try:
     attempt: int
     start: float
     end: float = float("inf")  # monotonic time by which the whole fetch must be done
+
+
+def _dns_failure(exc: BaseException) -> str | None:
+    """The name-resolution error behind a connect error (httpx chains it as a cause), if any."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, socket.gaierror):
+            return f"{type(seen).__name__}: {seen}"
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
@@ -246,6 +258,7 @@ class HttpClient:
         self.retry_statuses = p.retry_statuses
         self.mirror = os.fspath(mirror) if mirror is not None else None
         self._sleep = sleep
+        self._unresolved: dict[str, str] = {}  # host -> why its name did not resolve (never asked again)
         self._client = httpx.Client(
             timeout=httpx.Timeout(p.timeout),
             follow_redirects=False,  # we follow them ourselves: bounded, and secrets stay home
@@ -372,6 +385,26 @@ class HttpClient:
             redact_url(full_url, req.secret_params),
         )
 
+    def _network_failure(self, exc: Exception, host: str, shown: str, attempt: int) -> Exception:
+        """A dropped or refused connection is worth retrying; a name that does not resolve is not."""
+        unresolved = _dns_failure(exc)
+        if unresolved is None:
+            return _Retryable("connection", f"{type(exc).__name__}: {exc}")
+        self._unresolved[host] = unresolved
+        return self._unresolvable(host, shown, attempt)
+
+    def _unresolvable(self, host: str, shown: str, attempts: int, *, again: bool = False) -> FetchError:
+        """A host whose name does not resolve: no network, or no such host. Never retried (a retry
+        cannot help either), and remembered, so a source's other requests to it fail at once."""
+        when = "earlier in this run; not asked again" if again else "not retried"
+        return self._error(
+            f"GET {shown}: cannot resolve host {host!r} ({self._unresolved[host]}): a DNS failure, {when}"
+            " (no network, or no such host)",
+            kind="connection",
+            url=shown,
+            attempts=attempts,
+        )
+
     def _backoff(self, failures: int) -> float:
         """Full jitter: uniform(0, min(max, base * 2**(failures-1)))."""
         ceiling = min(self.backoff_max, self.backoff_base * 2.0 ** min(failures - 1, 60))
@@ -449,6 +482,9 @@ class HttpClient:
         )
 
     def _fetch_http(self, req: FetchRequest, target: _Target) -> FetchResult:
+        host = httpx.URL(target.url).host
+        if host in self._unresolved:  # its name failed to resolve earlier in this run: not asked again
+            raise self._unresolvable(host, target.shown, 0, again=True)
         start = time.monotonic()
         end, bound = self._deadline(start)
         attempts = self.max_retries + 1
@@ -521,7 +557,7 @@ class HttpClient:
                     raise _DeadlineExceeded(f"{type(exc).__name__} at the deadline") from None
                 raise _Retryable("timeout", f"{type(exc).__name__} (timeout={self.timeout}s)") from None
             except (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError) as exc:
-                raise _Retryable("connection", f"{type(exc).__name__}: {exc}") from None
+                raise self._network_failure(exc, url.host, shown, attempt) from None
             except httpx.DecodingError as exc:  # a corrupt gzip stream is usually a cut-off one
                 raise _Retryable("connection", f"{type(exc).__name__}: {exc}") from None
             except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:

@@ -21,10 +21,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from evalhouse.common.resources import read_sql
-from evalhouse.curation.cells import metric_params_of, setup_key, setup_of, subset_of
+from evalhouse.curation.cells import metric_params_of, setup_of, subset_of
+from evalhouse.curation.setup_policy import SetupPolicy
+from evalhouse.curation.setup_policy import packaged_doc as packaged_setup_policy
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline.source_run import parse_payload
 from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, SOURCE_RECORD_ID, ParsedRecord
@@ -112,7 +115,16 @@ def cells_of(record: Mapping[str, Any]) -> Iterable[tuple[Cell, float]]:
             _text(result.get("evaluation_result_id")),
         )
         metric = _text(config.get("metric_id") or config.get("metric_name") or config.get("metric_unit"))
-        yield Cell(model, benchmark, evaluation, metric, setup_key(setup_of(result, harness)), rest), value
+        setup = setup_of(result, harness, _policy())  # the whole setup: a board's row, not a cell
+        yield (
+            Cell(model, benchmark, evaluation, metric, ";".join(f"{k}={setup[k]}" for k in sorted(setup)), rest),
+            value,
+        )
+
+
+@cache
+def _policy() -> SetupPolicy:
+    return SetupPolicy.from_doc(packaged_setup_policy())
 
 
 def board_from(records: Iterable[Mapping[str, Any]]) -> Board:

@@ -7,8 +7,8 @@ and this run's fetches and parse - returning a :class:`Verdict` or ``None``. The
 * ``failed`` verdicts stop the run before anything loads, so the previous data stays as it was,
   and the run's error names the guard ("rows dropped 142 → 87 (−39%)");
 * ``partial`` verdicts (one page of several is gone) load what arrived and list the URLs;
-* ``accepted`` verdicts are failures a person waived with ``refresh --accept-drift SOURCE``;
-  the refresh records each as a ``curation_decision``.
+* ``accepted`` verdicts are failures a person waived with ``refresh --accept-drift SOURCE``
+  (``ingest SOURCE PATH --accept-drift``); the run records each as a ``curation_decision``.
 
 Adding a guard is one function::
 
@@ -32,6 +32,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from evalhouse.curation.packaged_registry import PACKAGED, PackagedRegistry, resolve
+from evalhouse.curation.plausibility import result_problem
 from evalhouse.ingest.source import EmptyPlaceholder, LayoutChanged, ParseError
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 
@@ -119,12 +120,17 @@ class Evidence:
     policy: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULTS))
     accept_drift: bool = False
     hint: str = ""
+    waiver: str = ""  # how a person waives a failure for one run (default: refresh --accept-drift SOURCE)
     registry: Registry | PackagedRegistry = PACKAGED  # the run's registry (bounds guard), loaded when used
     declared_benchmarks: bool = False  # the source declares its benchmarks (as the load canonicalises)
 
     @property
     def records(self) -> int:
         return sum(p.records for p in self.pages)
+
+    @property
+    def waive(self) -> str:
+        return self.waiver or f"refresh --accept-drift {self.source_key}"
 
     def figures(self) -> dict[str, Any]:
         """What the next run compares against (stored in the run's details)."""
@@ -146,8 +152,16 @@ class Evidence:
 
     @cached_property
     def rejections(self) -> list[tuple[str, str]]:
-        """``(locator, reason)`` of every result the canonicaliser would quarantine (computed once)."""
-        results = list(self.results())
+        """``(locator, reason)`` of every result the load would quarantine (computed once): refused
+        as implausible (:mod:`evalhouse.curation.plausibility`) or by the canonicaliser."""
+        results = [
+            (item, index, result)
+            for page in self.pages
+            for item in page.items
+            if isinstance(item, ParsedRecord)
+            for index, result in enumerate(item.record.get("evaluation_results") or [])
+            if isinstance(result, dict)
+        ]
         if not results:
             return []
         # the canonicaliser (and the registries it reads) load when there are results to judge
@@ -155,10 +169,13 @@ class Evidence:
 
         canon = Canonicaliser(resolve(self.registry), declared=self.declared_benchmarks)
         out = []
-        for locator, result in results:
-            refused = canon.rejection(result, source_key=self.source_key)
-            if refused is not None:
-                out.append((locator, refused.reason))
+        for item, index, result in results:
+            why = item.refused_results.get(index) or result_problem(result)
+            if why is None:
+                refused = canon.rejection(result, source_key=self.source_key)
+                why = refused.reason if refused is not None else None
+            if why is not None:
+                out.append((item.locator, why))
         return out
 
     @property
@@ -363,7 +380,7 @@ def _waivable(ev: Evidence, name: str, reason: str, detail: dict[str, Any]) -> V
     """A failure a person may accept for one run with ``refresh --accept-drift SOURCE``."""
     if ev.accept_drift:
         return Verdict(name, "accepted", reason + "; accepted with --accept-drift", detail=detail)
-    return Verdict(name, "failed", reason + f"; if this is real: refresh --accept-drift {ev.source_key}", detail=detail)
+    return Verdict(name, "failed", reason + f"; if this is real: {ev.waive}", detail=detail)
 
 
 @guard
@@ -446,9 +463,7 @@ def rows_dropped(ev: Evidence) -> Verdict | None:
     detail = {"previous": prev.records, "now": now, "previous_run": prev.run_id, "drop": round(drop, 4)}
     if ev.accept_drift:
         return Verdict("row_drop", "accepted", reason + "; accepted with --accept-drift", detail=detail)
-    return Verdict(
-        "row_drop", "failed", reason + f"; if the shrink is real: refresh --accept-drift {ev.source_key}", detail=detail
-    )
+    return Verdict("row_drop", "failed", reason + f"; if the shrink is real: {ev.waive}", detail=detail)
 
 
 @guard

@@ -22,8 +22,10 @@ from pydantic import ValidationError
 
 from evalhouse.common import progress
 from evalhouse.common.collector import collector_paused
+from evalhouse.curation.plausibility import judge_units
 from evalhouse.curation.registry import Registry, load_registry
 from evalhouse.errors import InputError
+from evalhouse.ingest.budgets import BudgetExceeded, Budgets, LongLine, check_samples_size, lines
 from evalhouse.pipeline.ledger import (
     AfterLoad,
     LoadPlan,
@@ -170,18 +172,18 @@ class _TreeReader:
                 yield fail(f"not readable as JSON: {exc}", data[:2000].decode("utf-8", "replace"))
                 continue
             failures: list[ParseItem] = []
-            samples, samples_sha = self._samples(samples_file, record, failures)
+            samples_sha = self._samples(samples_file, record, failures)
             yield from failures
-            yield ParsedRecord(
+            parsed = ParsedRecord(
                 record=record,
                 locator=repo_path,
-                samples=samples,
                 samples_sha256=samples_sha,
                 datastore_path=repo_path if AGGREGATE_RE.match(file.path.name) else None,
                 raw_sha256=entry.sha256,
                 json_text=True,
                 record_json=written,
             )
+            yield from judge_units([parsed])  # a file is one payload: its units judged against its values
 
     def again(self, files: list[TreeFile]) -> Iterator[ParseItem]:
         """:meth:`items` from the start, forgetting what the last pass kept and skipped."""
@@ -203,42 +205,48 @@ class _TreeReader:
         if samples is None:
             return False
         try:
-            return sha256_bytes(read_file(samples, self.real_root)) not in self.known
-        except Refused:
+            data = read_file(samples, self.real_root, size_check=check_samples_size)
+        except Refused:  # unreadable, or over its budget: read (and refused) with the record
             return True
+        return sha256_bytes(data) not in self.known
 
-    def _samples(
-        self, samples_file: TreeFile | None, record: Any, items: list[ParseItem]
-    ) -> tuple[list[dict] | None, str | None]:
-        """Validate the companion ``_samples.jsonl``; bad lines become failures in ``items``."""
+    def _samples(self, samples_file: TreeFile | None, record: Any, items: list[ParseItem]) -> str | None:
+        """Validate the companion ``_samples.jsonl`` line by line, within the samples budgets
+        (:mod:`evalhouse.ingest.budgets`); bad lines, and a file over a budget, become failures
+        in ``items``. The lines are checked, not kept: the aggregate record is what loads. Returns
+        the samples file's sha256 when it was read."""
         if samples_file is None:
-            return None, None
-        data, refused = self._read(samples_file)
-        if data is None:  # the aggregate still loads; its samples file is refused with the reason
-            items.append(refused)
-            return None, None
+            return None
+        budgets = Budgets.from_env()
+        try:
+            data = read_file(samples_file, self.real_root, size_check=partial(check_samples_size, budgets=budgets))
+        except Refused as exc:  # the aggregate still loads; its samples file is refused with the reason
+            items.append(ParseFailure(f"data/{samples_file.rel}", str(exc)))
+            return None
         rel, entry = self._keep(samples_file, "application/x-ndjson", data)
         # the instance model is built (~14 ms) by the first import that has samples, not by every one
         from evalhouse.schema.eee import InstanceRecord  # noqa: PLC0415
 
-        rows = []
-        for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-            if not line.strip():
-                continue
-            fail = partial(ParseFailure, f"{rel}:line {n}", payload=line[:20000], raw_sha256=entry.sha256)
-            try:
-                row = InstanceRecord.model_validate(strict_json(line.encode()))
-            except ValidationError as exc:
-                items.append(fail(f"invalid instance record: {summarise_validation_error(exc)}"))
-                continue
-            except ValueError as exc:
-                items.append(fail(f"invalid instance record: {exc}"))
-                continue
-            if isinstance(record, dict) and row.evaluation_id != record.get("evaluation_id"):
-                items.append(fail("instance evaluation_id does not match its aggregate"))
-                continue
-            rows.append(row.to_json_dict())
-        return rows, entry.sha256
+        try:
+            for n, line in lines(data, rel, budgets):
+                fail = partial(ParseFailure, f"{rel}:line {n}", raw_sha256=entry.sha256)
+                if isinstance(line, LongLine):
+                    items.append(fail(line.reason, payload=line.head))
+                    continue
+                payload = line[:20000].decode("utf-8", "replace")
+                try:
+                    row = InstanceRecord.model_validate(strict_json(line))
+                except ValidationError as exc:
+                    items.append(fail(f"invalid instance record: {summarise_validation_error(exc)}", payload=payload))
+                    continue
+                except ValueError as exc:
+                    items.append(fail(f"invalid instance record: {exc}", payload=payload))
+                    continue
+                if isinstance(record, dict) and row.evaluation_id != record.get("evaluation_id"):
+                    items.append(fail("instance evaluation_id does not match its aggregate", payload=payload))
+        except BudgetExceeded as exc:
+            items.append(ParseFailure(rel, str(exc), raw_sha256=entry.sha256))
+        return entry.sha256
 
 
 @dataclass(frozen=True)

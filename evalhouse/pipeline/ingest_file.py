@@ -8,9 +8,19 @@ from pathlib import Path
 
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest
-from evalhouse.pipeline import items_ingest, ledger
-from evalhouse.pipeline.refresh import RefreshOptions, refresh_source, resolve_key, saved_path, site_root
-from evalhouse.pipeline.source_run import SourceRun, store_fetch
+from evalhouse.ingest.source import ParseError
+from evalhouse.pipeline import guards, items_ingest, ledger
+from evalhouse.pipeline.refresh import (
+    RefreshOptions,
+    previous_figures,
+    record_waivers,
+    refresh_source,
+    resolve_key,
+    saved_path,
+    site_root,
+    verdict_json,
+)
+from evalhouse.pipeline.source_run import Fetched, SourceRun, store_fetch
 from evalhouse.pipeline.targets import refresh_targets
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
@@ -23,7 +33,8 @@ def ingest_file(
     location: str,
     options: RefreshOptions | None = None,
 ) -> ledger.RunResult:
-    """Run ``key``'s parser over ``location`` (a path or URL): bytes stored first, one ``ingest_run`` row.
+    """Run ``key``'s parser over ``location`` (a path or URL): bytes stored first, judged by the
+    refresh's drift guards, one ``ingest_run`` row.
 
     ``options`` gives the registry, the checkpoint (``after_load``) and the HTTP client factory.
     A location that is neither (a Hub repository id, an arXiv id) goes to the source's ``locate``
@@ -47,12 +58,38 @@ def ingest_file(
             result = client.fetch(request)
         except FetchError as exc:
             return run.record("failed", [], f"cannot read {location}: {exc}")
-    fetched = [store_fetch(store, module.SOURCE.key, request, result, run.run_id)]
-    entries = [fetched[0].entry]
-    items = run.parse(fetched, entries)
-    if isinstance(items, ledger.RunResult):
-        return items
-    return run.load(entries, items)
+    fetched = store_fetch(store, module.SOURCE.key, request, result, run.run_id)
+    return _judged_load(wh, run, fetched, options)
+
+
+def _judged_load(wh: Warehouse, run: SourceRun, fetched: Fetched, options: RefreshOptions) -> ledger.RunResult:
+    """Parse, judge with the refresh's drift guards (against the source's last loading run), load.
+
+    A payload the guards fail (values rescaled x100, most rows quarantined, a shrink) loads
+    nothing and fails the run with the guard's reason, as the nightly refresh would; a person
+    waives it for one run with ``--accept-drift`` (recorded as a decision)."""
+    key, entries = run.spec.key, [fetched.entry]
+    try:
+        page = guards.Page(fetched.entry.url, fetched.body, fetched.meta.content_type, run.parse_one(fetched))
+    except ParseError as exc:
+        page = guards.Page(fetched.entry.url, fetched.body, fetched.meta.content_type, [], exc)
+    evidence = guards.Evidence(
+        key,
+        [page],
+        [],
+        previous_figures(wh, ledger.last_loading_run(wh.con, key)),
+        guards.policy_for(run.module),
+        accept_drift=key in options.accept_drift,
+        waiver=f"ingest {key} PATH --accept-drift",
+        registry=options.registry,
+    )
+    verdicts = guards.evaluate(evidence)
+    decisive = guards.outcome(verdicts)
+    report = {"figures": evidence.figures(), "guards": [verdict_json(v) for v in verdicts]}
+    if decisive is not None and decisive.outcome == "failed":
+        return run.record("failed", entries, decisive.reason, guard=decisive.guard, **report)
+    record_waivers(run, [v for v in verdicts if v.outcome == "accepted"])
+    return run.load(entries, page.items, degraded=decisive.reason if decisive is not None else None, **report)
 
 
 def ingest_saved_site(

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from evalhouse.ingest import bundle
+from evalhouse.ingest.budgets import check_samples_size
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline import ledger
 from evalhouse.pipeline.source_run import parse_payload, parsed_fingerprint
@@ -96,6 +97,8 @@ def _read(path: Path) -> bytes:
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise ParseError(f"{path} is {size:,} bytes, more than the {MAX_FILE_BYTES:,} a harness log may be")
+    if path.name.endswith(".jsonl"):  # a samples file: its budget is known before it is read
+        check_samples_size(size, str(path))
     return path.read_bytes()
 
 

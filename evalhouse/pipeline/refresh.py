@@ -237,7 +237,7 @@ def previous_figures(wh: Warehouse, last: ledger.LastRun | None) -> guards.Previ
     )
 
 
-def _with_decisions(run: SourceRun, accepted: list[guards.Verdict]) -> None:
+def record_waivers(run: SourceRun, accepted: list[guards.Verdict]) -> None:
     """Record waived guards as curation decisions inside the load's transaction."""
     if not accepted:
         return
@@ -405,7 +405,7 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
     )
     verdicts = guards.evaluate(evidence)
     decisive = guards.outcome(verdicts)
-    report: dict[str, Any] = {"figures": evidence.figures(), "guards": [_verdict_json(v) for v in verdicts]}
+    report: dict[str, Any] = {"figures": evidence.figures(), "guards": [verdict_json(v) for v in verdicts]}
     if got.absent:  # optional requests nothing answered: listed, not a failure
         report["absent"] = sorted(got.absent)
     if decisive is not None and decisive.outcome == "failed":
@@ -418,7 +418,7 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
         if stale:
             return reloaded()
         return recorded("unchanged", reason="parsed records fingerprint equals the last loading run's")
-    _with_decisions(run, [v for v in verdicts if v.outcome == "accepted"])
+    record_waivers(run, [v for v in verdicts if v.outcome == "accepted"])
     load = lambda: run.load(  # noqa: E731 - the run's ending, called with the database open
         entries,
         items,
@@ -443,7 +443,7 @@ def _gone_probes(got: Gathered, previous: guards.Previous | None) -> None:
     ]
 
 
-def _verdict_json(v: guards.Verdict) -> dict[str, Any]:
+def verdict_json(v: guards.Verdict) -> dict[str, Any]:
     return {"guard": v.guard, "outcome": v.outcome, "reason": v.reason, "urls": list(v.urls), **dict(v.detail)}
 
 

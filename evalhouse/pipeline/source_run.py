@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalhouse.common.collector import collector_paused
 from evalhouse.curation.packaged_registry import PackagedRegistry
+from evalhouse.curation.plausibility import judge_units
 from evalhouse.ingest.fetch import FetchRequest, FetchResult
 from evalhouse.ingest.redaction import redact_stored, redact_url
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
@@ -37,9 +38,10 @@ class Fetched:
     meta: FetchMeta
 
 
-#: Source kinds whose records name their own tasks (a harness log's task ids): a task the registry
-#: does not know becomes a provisional benchmark with a recorded decision, never a quarantined score.
-SELF_DESCRIBING_KINDS = ("harness_log",)
+#: Source kinds whose records name their own tasks (a harness log's task ids, a paper table's
+#: headers): a task the registry does not know becomes a provisional benchmark with a recorded
+#: decision, never a quarantined score.
+SELF_DESCRIBING_KINDS = ("harness_log", "paper")
 
 
 def source_row(module: SourceModule) -> ledger.SourceRow:
@@ -77,10 +79,12 @@ def parse_one(module: SourceModule, fetched: Fetched) -> list[ParseItem]:
 
 def parse_payload(module: SourceModule, body: bytes, meta: FetchMeta, sha256: str) -> list[ParseItem]:
     """The items ``module`` parses from ``body``, each tagged with ``sha256`` (the payload's)
-    unless it names its own; a ParseError propagates. Parsers build trees of dicts and lists, so the cycle
-    collector pauses meanwhile (:mod:`evalhouse.common.collector`)."""
+    unless it names its own, and with the results whose declared unit the payload's values disagree
+    with (:func:`~evalhouse.curation.plausibility.judge_units`); a ParseError propagates. Parsers
+    build trees of dicts and lists, so the cycle collector pauses meanwhile
+    (:mod:`evalhouse.common.collector`)."""
     with collector_paused():
-        return list(tag_items(module.parse(body, meta=meta), sha256))
+        return judge_units(list(tag_items(module.parse(body, meta=meta), sha256)))
 
 
 def parse_all(module: SourceModule, fetched: list[Fetched]) -> list[ParseItem]:

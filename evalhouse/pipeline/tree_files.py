@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote_from_bytes
@@ -106,8 +107,9 @@ class Refused(Exception):
     """The file is not read; ``str(exc)`` says why (for the quarantine row)."""
 
 
-def read_file(file: TreeFile, real_root: Path) -> bytes:
-    """The bytes of ``file``, or :class:`Refused` with the reason it is not read."""
+def read_file(file: TreeFile, real_root: Path, *, size_check: Callable[[int, str], None] | None = None) -> bytes:
+    """The bytes of ``file``, or :class:`Refused` with the reason it is not read. ``size_check``
+    is given the file's size (and name) before anything is read; what it raises (a budget) refuses it."""
     if not file.regular:
         reason = refusal(file.path, real_root)
         if reason is not None:
@@ -123,6 +125,11 @@ def read_file(file: TreeFile, real_root: Path) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise Refused(f"refused: {_kind(info.st_mode)}, not a regular file; nothing read")
+        if size_check is not None:
+            try:
+                size_check(info.st_size, f"data/{file.rel}")
+            except ValueError as exc:  # a budget's ParseError: the file is refused unread
+                raise Refused(f"refused unread: {exc}") from None
         # one read of the size fstat gives, plus a byte: a short read of a regular file is its end
         # (a buffer of the file's size, not a megabyte mapped and unmapped per file)
         first = os.read(fd, info.st_size + 1)

@@ -9,7 +9,9 @@ Two rules the JSON Schema states only in prose are enforced here too: a ``contin
 needs both bounds and a ``levels`` metric its level names; bounds are numbers or the strings
 ``"Infinity"``/``"-Infinity"`` and never NaN. A record of another schema version is refused
 with a message naming the version, because EEE 0.2.0 files (no ``eval_library``, no deployment
-axes) otherwise fail with a dozen unrelated-looking field errors.
+axes) otherwise fail with a dozen unrelated-looking field errors. Scores and their uncertainty
+are typed strictly, as the JSON Schema types them: ``"score": "0.5"`` or ``true`` is refused, never
+read as 0.5 or 1.0 (what EEE's own validator would then reject on export).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator, model_validator
 
 from evalhouse.errors import InputError
 from evalhouse.schema.records import SCHEMA_VERSION
@@ -173,13 +175,13 @@ class MetricConfig(_Open):
 
 
 class StandardError(_Open):
-    value: float
+    value: StrictFloat
     method: str | None = None
 
 
 class ConfidenceInterval(_Open):
-    lower: float
-    upper: float
+    lower: StrictFloat
+    upper: StrictFloat
     confidence_level: Annotated[float, Field(ge=0, le=1)] | None = None
     method: str | None = None
 
@@ -187,13 +189,13 @@ class ConfidenceInterval(_Open):
 class Uncertainty(_Open):
     standard_error: StandardError | None = None
     confidence_interval: ConfidenceInterval | None = None
-    standard_deviation: float | None = None
-    num_samples: int | None = None
-    num_bootstrap_samples: int | None = None
+    standard_deviation: StrictFloat | None = None
+    num_samples: StrictInt | None = None
+    num_bootstrap_samples: StrictInt | None = None
 
 
 class ScoreDetails(_Open):
-    score: float
+    score: StrictFloat  # a JSON number: never a numeric string or a boolean (EEE's schema says number)
     details: StrMap | None = None
     uncertainty: Uncertainty | None = None
 
@@ -316,7 +318,7 @@ class AnswerAttribution(_Open):
 
 
 class InstanceEvaluation(_Open):
-    score: float
+    score: StrictFloat
     is_correct: bool
     num_turns: Annotated[int, Field(ge=1)] | None = None
     tool_calls_count: Annotated[int, Field(ge=0)] | None = None

@@ -73,6 +73,9 @@ class ParsedRecord:
     # the parser validated ``record`` as EEE already (``build_record``: the fast check, or the
     # models' own dump), so the loader does not check it a second time
     valid: bool = False
+    # results refused before the load, by index, with the reason (a declared unit its values
+    # disagree with, judged over the whole payload: evalhouse.curation.plausibility.judge_units)
+    refused_results: dict[int, str] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """Write the explorer: one folder of static pages over one verified snapshot.
 
-The folder is built beside ``out_dir`` and moved into place at the end, so an interrupted or
-failed build leaves the previous site (or nothing) and never half a site. A folder is only
-replaced when it is an earlier evalhouse site (it holds :data:`MARKER`).
+The folder is built beside ``out_dir`` and moved into place at the end
+(:func:`evalhouse.common.staging.staged_folder`), so an interrupted or failed build, a full disk
+included, leaves the previous site (or nothing) and never half a site; what a killed build left
+is swept by the next one. A folder is only replaced when it is an earlier evalhouse site (it
+holds :data:`MARKER`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 import jinja2
 
 from evalhouse.common import progress
+from evalhouse.common.staging import staged_folder
+from evalhouse.common.urls import link_target
 from evalhouse.errors import InputError
 from evalhouse.site import present
 from evalhouse.site.data import Board, SiteData, load
@@ -83,6 +87,7 @@ def environment() -> jinja2.Environment:
     env.filters["num"] = _num
     env.filters["exact"] = _exact
     env.filters["count_fmt"] = lambda n: f"{int(n or 0):,}"
+    env.filters["link_target"] = link_target  # http(s) only: any other stored URL is shown as text
     env.filters["qualifiers"] = present.qualifiers
     env.globals.update(
         setup_parts=present.setup_parts,
@@ -250,25 +255,12 @@ def _write_pages(w: _Writer, data: SiteData, sections: list[Any], note: str) -> 
     w.page("whats-new", "whats-new.html", "whats_new.html.j2", known=known)
 
 
-def _prepare(out_dir: Path) -> Path:
+def _check_target(out_dir: Path) -> None:
+    """Refuse an ``out_dir`` that is a file, or a non-empty folder that is not an earlier site."""
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError(f"{out_dir} exists and is not a folder")
     if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / MARKER).is_file():
         raise InputError(f"{out_dir} is not empty and is not an evalhouse site; choose a new or empty folder")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = out_dir.parent / f".{out_dir.name}.partial-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    return staging
-
-
-def _swap(staging: Path, out_dir: Path) -> None:
-    """Move the finished site into place; an earlier site is removed only after that."""
-    old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
-    if out_dir.exists():
-        out_dir.rename(old)
-    staging.rename(out_dir)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def validation_pages(docs_root: Path) -> list[dict[str, str]]:
@@ -322,14 +314,15 @@ def build_site(  # noqa: PLR0913 - the options after the two folders are keyword
     from evalhouse.site.figures import analysis_sections  # noqa: PLC0415 - matplotlib/sklearn only when asked
 
     out_dir = Path(out_dir).resolve()
+    _check_target(out_dir)
     con = open_snapshot(snapshot_dir)
     try:
         data = load(con)
         sections = analysis_sections(con, Path(record_into) if record_into else None) if analyses else []
     finally:
         con.close()
-    staging = _prepare(out_dir)
-    try:
+    _check_target(out_dir)  # again: it may have changed while the analyses ran
+    with staged_folder(out_dir, replace=True) as staging:
         docs = _copy_static(staging, Path(data_docs) if data_docs else None)
         common = {"data": data, "snapshot": data.snapshot, "summary": data.summary, "version": __version__}
         common |= {"base_models": data.base_models, "benchmarks": data.benchmarks, "sources": data.sources}
@@ -349,8 +342,4 @@ def build_site(  # noqa: PLR0913 - the options after the two folders are keyword
             for s in sections
         ]
         (staging / MARKER).write_text(json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8")
-        _swap(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return summary

@@ -132,6 +132,9 @@ def load(con: duckdb.DuckDBPyConnection) -> SiteData:
     data.by_evaluation = _group(scores, "evaluation_id")
     data.score_pages = {s["score_id"]: f"{data.audit_page(s['evaluation_id'])}#score-{s['score_id']}" for s in scores}
     cells = records(con, "site_benchmark_cells.sql")
+    decided = _decisions(con)
+    for row in (*scores, *cells):
+        row["decided_by"], row["decision"] = decided.get(row["cell_id"], (None, None))
     data.cells = _group(cells, "benchmark_id")
     data.boards = boards_of(cells)
     data.candidates = _group(records(con, "site_cell_candidates.sql"), "cell_id")
@@ -141,3 +144,13 @@ def load(con: duckdb.DuckDBPyConnection) -> SiteData:
     data.decisions = dict(decisions)
     data.evidence = _group(records(con, "site_release_evidence.sql"), "base_model_id")
     return data
+
+
+def _decisions(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:
+    """``cell_id -> (decided_by, decision)`` of the cells with several candidates; empty for a
+    snapshot made before the canonical view said which rule decided."""
+    try:
+        found = records(con, "site_cell_decisions.sql")
+    except duckdb.BinderException:
+        return {}
+    return {r["cell_id"]: (r["decided_by"], r["decision"]) for r in found}

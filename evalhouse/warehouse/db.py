@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -44,19 +45,30 @@ WRITER_REOPEN_WAIT_S = 600.0
 RETRY_EVERY_S = 0.2
 #: Part of the blank warehouse's name: a new format of blank (not of schema) changes it.
 BLANK_FORMAT = "evalhouse-blank-warehouse/1"
-MIGRATION_RE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+MIGRATION_RE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.(sql|py)$")
 DEPENDS_RE = re.compile(r"^--\s*depends:\s*(.*)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class Migration:
+    """A numbered migration: SQL run as it is, or a Python module whose ``upgrade(con)`` runs (a
+    migration that must compute in Python, such as re-deriving identities under new rules)."""
+
     version: int
     name: str
-    sql: str
+    sql: str  # the file's text (for a Python migration, its source: what the sha256 pins)
+    kind: str = "sql"
 
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.sql.encode()).hexdigest()
+
+    def apply(self, con: duckdb.DuckDBPyConnection) -> None:
+        if self.kind == "sql":
+            con.execute(self.sql)
+            return
+        module = importlib.import_module(f"evalhouse.warehouse.migrations.{self.version:04d}_{self.name}")
+        module.upgrade(con)
 
 
 def migrations() -> list[Migration]:
@@ -65,7 +77,7 @@ def migrations() -> list[Migration]:
     for entry in resources.files("evalhouse.warehouse.migrations").iterdir():
         match = MIGRATION_RE.match(entry.name)
         if match:
-            found.append(Migration(int(match[1]), match[2], entry.read_text(encoding="utf-8")))
+            found.append(Migration(int(match[1]), match[2], entry.read_text(encoding="utf-8"), match[3]))
     found.sort(key=lambda m: m.version)
     versions = [m.version for m in found]
     if len(set(versions)) != len(versions):
@@ -490,7 +502,7 @@ class Warehouse:
             name, sha = applied[m.version]
             if sha != m.sha256:
                 raise MigrationError(
-                    f"migration {m.version:04d}_{name}.sql was edited after it was applied to "
+                    f"migration {m.version:04d}_{name}.{m.kind} was edited after it was applied to "
                     f"{self.path}; never edit an applied migration, add a new one"
                 )
         unknown = sorted(set(applied) - {m.version for m in shipped})
@@ -503,7 +515,7 @@ class Warehouse:
             return []
         with self.transaction() as con:
             for m in pending:
-                con.execute(m.sql)
+                m.apply(con)
                 con.execute(
                     "INSERT INTO _migrations (version, name, sha256) VALUES (?, ?, ?)",
                     [m.version, m.name, m.sha256],

@@ -3,6 +3,14 @@
 An imported record goes back to the path it came from (so its
 ``detailed_evaluation_results.file_path`` stays true); a record parsed by evalhouse gets a path whose
 UUID is derived from its fingerprint, so exporting the same warehouse twice writes the same files.
+
+What the datastore layout cannot hold is reported, never dropped silently: a record whose identity
+names no datastore folder by EEE's own rules (a developer ``unknown``, a name no portable path
+can hold) or whose every result was quarantined is listed in ``not_exported`` with the reason (a
+warning: the record stays in the warehouse); a path part longer than a file system allows (255
+bytes) is shortened with a hash of the whole name and listed in ``shortened``. :func:`export_folder`
+writes the tree beside the target folder and renames it into place: a failure, a full disk
+included, leaves the target as it was.
 """
 
 from __future__ import annotations
@@ -14,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalhouse.common.naming import bounded_name
+from evalhouse.common.staging import staged_folder
 from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
@@ -52,7 +62,10 @@ def _component(text: str, what: str) -> str:
     """One datastore path component, the way EEE's publisher makes it (stripped, ':' -> '_')."""
     name = text.strip().replace(":", "_")
     if not _portable(name):
-        raise DatastoreError(f"{what} {text!r} is not a portable datastore path component")
+        reason = "an unknown developer names no datastore folder (EEE's rule)" if name.lower() == "unknown" else ""
+        raise DatastoreError(
+            f"{what} {text!r} is not a portable datastore path component" + (f": {reason}" if reason else "")
+        )
     return name
 
 
@@ -62,6 +75,15 @@ def _flattened(text: str, what: str) -> str:
     if any(not p.strip() for p in parts):
         raise DatastoreError(f"{what} {text!r} has an empty path part")
     return "_".join(_component(p, what) for p in parts)
+
+
+@dataclass(frozen=True)
+class DatastorePath:
+    """Where a record goes: ``rel`` under the export root, and each path part that was too long
+    for a file system and was shortened (``(name, part written)``)."""
+
+    rel: str
+    shortened: tuple[tuple[str, str], ...] = ()
 
 
 def _id_parts(model_info: dict[str, Any]) -> tuple[str, str]:
@@ -92,27 +114,39 @@ def addressable(record: dict[str, Any], resolved_developer: str | None) -> dict[
     return {**record, "model_info": {**info, "id": f"{fixed_developer}/{fixed_model}", "additional_details": details}}
 
 
-def datastore_path(collection: str, record: dict[str, Any], fingerprint: str) -> str:
-    """``data/<collection>/<developer>/<model>/<uuid4>.json`` with a fingerprint-derived UUID."""
+def datastore_path(collection: str, record: dict[str, Any], fingerprint: str) -> DatastorePath:
+    """``data/<collection>/<developer>/<model>/<uuid4>.json`` with a fingerprint-derived UUID; a part
+    over :data:`~evalhouse.common.naming.NAME_MAX_BYTES` is shortened (:func:`bounded_name`)."""
     developer, model = _id_parts(record["model_info"])
     file_uuid = uuid.UUID(bytes=bytes.fromhex(fingerprint[:32]), version=4)
-    return "/".join(
-        [
-            "data",
-            _component(collection, "collection"),
-            _component(developer, "developer"),
-            _flattened(model, "model"),
-            f"{file_uuid}.json",
-        ]
-    )
+    parts = [_component(collection, "collection"), _component(developer, "developer"), _flattened(model, "model")]
+    written = [bounded_name(part) for part in parts]
+    shortened = tuple((a, b) for a, b in zip(parts, written, strict=True) if a != b)
+    return DatastorePath("/".join(["data", *written, f"{file_uuid}.json"]), shortened)
 
 
 @dataclass
 class ExportSummary:
+    """What an export wrote. ``skipped``: records the datastore layout cannot hold, with the reason
+    (a warning: they stay in the warehouse); ``shortened``: ``(evaluation id, name, part written)``
+    for each path part shortened to fit a file system."""
+
     written: int = 0
     samples: int = 0
     results_omitted: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    shortened: list[tuple[str, str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # records that could not be written
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "written": self.written,
+            "samples": self.samples,
+            "results_omitted": self.results_omitted,
+            "not_exported": [{"evaluation_id": e, "reason": r} for e, r in self.skipped],
+            "shortened": [{"evaluation_id": e, "name": n, "written_as": w} for e, n, w in self.shortened],
+            "failed": [{"evaluation_id": e, "reason": r} for e, r in self.failed],
+        }
 
 
 def _loaded_results(record: dict[str, Any], loaded: list[int] | None) -> tuple[dict[str, Any], int]:
@@ -145,9 +179,10 @@ def export_tree(
 
     Each record goes where its identity addresses it (``data/<collection>/<developer>/<model>/``, as
     EEE's publisher files it), keeping the file name an imported record came with; results the
-    warehouse quarantined are left out (their count is noted in the record). ``where`` is an
-    optional SQL filter on ``evaluation e`` (with ``params``). A record that cannot be written
-    validly is reported in ``skipped`` with the reason, never silently left out.
+    warehouse quarantined are left out (their count is noted in the record); a record the source
+    gave with no results goes out as it is (EEE's schema allows it). ``where`` is an optional SQL
+    filter on ``evaluation e`` (with ``params``). A record that cannot be written validly is
+    reported in ``skipped`` with the reason, never silently left out.
     """
     summary = ExportSummary()
     out_dir = Path(out_dir)
@@ -162,26 +197,57 @@ def export_tree(
         sql, params or []
     ).fetchall():
         record, omitted = _loaded_results(addressable(json.loads(record_json), developer), loaded)
-        if not record["evaluation_results"]:
-            summary.skipped.append((eval_id, f"every result was quarantined ({omitted}); nothing valid to export"))
+        if not record["evaluation_results"] and omitted:
+            summary.skipped.append((eval_id, f"all {omitted} of its results were quarantined; nothing valid to export"))
             continue
         try:
-            rel = datastore_path(collection, record, fingerprint)
+            where = datastore_path(collection, record, fingerprint)
         except DatastoreError as exc:
             summary.skipped.append((eval_id, str(exc)))
             continue
+        rel = where.rel
+        summary.shortened.extend((eval_id, name, part) for name, part in where.shortened)
         if stored_path and AGGREGATE_NAME.match(stored_path.rsplit("/", 1)[-1]):
             rel = rel.rsplit("/", 1)[0] + "/" + stored_path.rsplit("/", 1)[-1]  # the file name it came with
+        try:
+            text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        except ValueError as exc:  # NaN or infinity somewhere in the record: not JSON
+            summary.failed.append((eval_id, f"the record is not valid JSON ({exc})"))
+            continue
         target = out_dir / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(
-            json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-            encoding="utf-8",
-        )
+        target.write_text(text, encoding="utf-8")
         summary.written += 1
         summary.results_omitted += omitted
         if samples_sha:
             samples_rel = rel.removesuffix(".json") + "_samples.jsonl"
             (out_dir / samples_rel).write_bytes(store.get(samples_sha))
             summary.samples += 1
+    return summary
+
+
+#: The file that marks a folder as an earlier export (outside ``data/``; not a ``.json``, so no
+#: validator glob over the tree takes it for a record).
+EXPORT_MARKER = ".evalhouse-export"
+
+
+def export_folder(wh: Warehouse, out_dir: Path, store: RawStore) -> ExportSummary:
+    """:func:`export_tree` into ``out_dir`` as a whole: written beside it and renamed into place.
+
+    ``out_dir`` must be new, an empty folder or an earlier export (it holds :data:`EXPORT_MARKER`,
+    and is replaced); anything else is refused before a file is written. A failure, a full disk
+    included, leaves ``out_dir`` as it was; what a killed export left is swept by the next one.
+    """
+    out_dir = Path(out_dir).resolve()
+    if out_dir.exists() and not out_dir.is_dir():
+        raise DatastoreError(f"{out_dir} exists and is not a folder")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / EXPORT_MARKER).is_file():
+        raise DatastoreError(
+            f"{out_dir} is not empty and is not an earlier export; choose a new or empty folder "
+            "(an export replaces its folder whole, so it never writes into other files)"
+        )
+    with staged_folder(out_dir, replace=True) as staging:
+        summary = export_tree(wh, staging, store)
+        marker = {"written": summary.written, "samples": summary.samples, "by": "evalhouse export-eee"}
+        (staging / EXPORT_MARKER).write_text(json.dumps(marker) + "\n", encoding="utf-8")
     return summary

@@ -29,7 +29,10 @@ runs them as a real great-expectations checkpoint on the frames:
 ``coverage`` (warning level)
     benchmarks with fewer than 5 current rows are flagged, never failing (paper 002).
 ``release_dates``
-    release-date evidence is neither in the future (UTC today) nor before 2015.
+    release-date evidence is neither in the future (UTC today) nor before 2015. The loader refuses
+    such a claim alone before it is written; a row that fails here anyway (written by an older
+    version, or with the checkpoint skipped) is moved to ``quarantine`` by the checkpoint inside a
+    load, which then passes: one bad claim never blocks a collection.
 
 An error-level failure fails the run; warnings are reported and stored only. A level can be
 changed without code: a ``curation_setting`` row ``expectation_level:<suite>.<name>`` with value
@@ -63,6 +66,7 @@ import duckdb
 
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.canonicalise import EPSILON
+from evalhouse.curation.plausibility import EARLIEST
 from evalhouse.errors import RunFailed
 from evalhouse.warehouse.insert import insert_rows
 
@@ -72,7 +76,7 @@ if TYPE_CHECKING:
 
 Level = Literal["error", "warning"]
 LEVEL_SETTING_PREFIX = "expectation_level:"
-EARLIEST_RELEASE = datetime(2015, 1, 1)
+EARLIEST_RELEASE = datetime.combine(EARLIEST, datetime.min.time())  # the loader refuses earlier claims too
 MIN_BENCHMARK_ROWS = 5
 EXAMPLES = 20
 PARAM_RE = re.compile(r"\$([a-z_][a-z0-9_]*)")

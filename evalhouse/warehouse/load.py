@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import duckdb
@@ -25,7 +26,10 @@ from evalhouse.common.resources import read_sql
 from evalhouse.curation.canonicalise import CanonicalGroup, Canonicaliser, Rejection, group_key
 from evalhouse.curation.cells import Cell, cell_of
 from evalhouse.curation.identity import IdentityFrom, ResolvedModel, observed_day, resolve_model
+from evalhouse.curation.plausibility import record_problem, release_problem, result_problem
 from evalhouse.curation.registry import Registry
+from evalhouse.curation.setup_policy import SetupPolicy
+from evalhouse.curation.setup_policy import packaged_doc as packaged_setup_policy
 from evalhouse.schema import records as R
 from evalhouse.schema.eee_check import surely_valid
 from evalhouse.schema.eee_legacy import migrate_legacy
@@ -122,6 +126,7 @@ class Loader:
             global_aliases=ctx.global_aliases,
             declared=ctx.declared_benchmarks,
         )
+        self._policy = ctx.registry.setup_policy or SetupPolicy.from_doc(packaged_setup_policy())
         self.report = LoadReport()
         self._lower_bound_kinds = frozenset(k for k, v in ctx.registry.evidence_kinds.items() if v.lower_bound)
         self._rows: dict[str, list[dict[str, Any]]] = {
@@ -134,6 +139,7 @@ class Loader:
         self._provisional: dict[str, dict[str, dict[str, Any]]] = {"benchmark": {}, "metric": {}}
         self._candidates: dict[str, str] = {}
         self._identity_links: dict[tuple[str, str, str], dict[str, Any]] = {}  # (kind, rule, subject) -> row
+        self._links: dict[str, str] = {}  # namespaced benchmark -> the registry benchmark it was linked to
         self._written: dict[str, set[Any]] = {t: set() for t in self._identity}
         self._seen: set[str] = set()
         self._seen_ids: set[str] = set()
@@ -144,6 +150,7 @@ class Loader:
         self.batch_size = ctx.batch_size
         self._writes = OneBehind("evalhouse-load-writer")
         self._wrote = False  # a batch was written since the memory budget was last set
+        self._now = datetime.now(UTC).replace(tzinfo=None)  # what "in the future" means for this load
 
     # -- public -----------------------------------------------------------------------------
 
@@ -205,6 +212,10 @@ class Loader:
             valid, reason = validate_record(record, json_text=item.json_text and not steps)
         if valid is None:
             self._refuse(item, raw_sha256, reason or "invalid", n_results)
+            return None
+        implausible = record_problem(record, self._now)
+        if implausible is not None:
+            self._refuse(item, raw_sha256, implausible, n_results)
             return None
         if steps:
             self.report.records_migrated += 1
@@ -302,7 +313,7 @@ class Loader:
         self.report.records_loaded += 1
         self._scores_of(ctx, p)
         self._rows["model_attribute"].extend(rows.model_facts(ctx, record))
-        self._rows["release_date_evidence"].extend(rows.release_evidence(ctx, record))
+        self._rows["release_date_evidence"].extend(self._release_claims(ctx, p))
 
     def _add_identity(self, model: ResolvedModel) -> None:
         """The model's identity rows, unless a record of this load named the very same ones (first
@@ -334,7 +345,14 @@ class Loader:
         seen: set[str] = set()
         rec = self._scores.add_record(ctx)
         setup_key = (ctx.harness, tuple(sorted(ctx.model.setup.items())))
+        refused, now = p.item.refused_results, self._now
         for index, result in enumerate(p.record["evaluation_results"]):
+            implausible = refused.get(index) if refused else None
+            if implausible is None:
+                implausible = result_problem(result, now)
+            if implausible is not None:  # a value no metric could mean: refused before it is read
+                self._refuse_result(p, index, result, implausible, stage="validate")
+                continue
             key = group_key(result)
             group = groups.get(key)
             if group is None:
@@ -349,6 +367,8 @@ class Loader:
                 value = outcome.value
             if group.provisional_benchmark is not None or group.provisional_metric is not None:
                 self._provisional_seen(group)
+            if group.linked_from is not None:
+                self._links[group.linked_from] = group.benchmark_id
             if written is not None:
                 result_json = written[index]
             else:
@@ -365,13 +385,37 @@ class Loader:
                 continue
             seen.add(fingerprint)
             cell = self._cell(result, group.subset, setup_key, ctx)
-            self._scores.add(rec, index, result, group, raw_value, value, cell, ctx.harness, fingerprint)
+            self._scores.add(rec, index, result, group, raw_value, value, cell, fingerprint)
             self.report.scores_loaded += 1
 
-    def _refuse_result(self, p: _Prepared, index: int, result: dict[str, Any], reason: str) -> None:
+    def _refuse_result(
+        self, p: _Prepared, index: int, result: dict[str, Any], reason: str, stage: str = "canonicalise"
+    ) -> None:
         self.report.scores_quarantined += 1
         locator = f"{p.item.locator} / evaluation_results[{index}]"
-        self._quarantine(p.raw_sha256, locator, "canonicalise", reason, rows.dump(result))
+        self._quarantine(p.raw_sha256, locator, stage, reason, rows.dump(result))
+
+    def _release_claims(self, ctx: rows.RecordContext, p: _Prepared) -> list[dict[str, Any]]:
+        """The record's release-date evidence rows; a claim that is no date, or one before 2015
+        or in the future, is quarantined alone (the record and its scores load)."""
+        details = p.record["model_info"]["additional_details"]
+        claim = details.get(R.RELEASE_DATE)
+        stated = claim is not None
+        if stated and (why := release_problem(claim, self._now.date())) is not None:
+            self._refuse_fact(p, f"model_info.additional_details.{R.RELEASE_DATE}", why, claim)
+            stated = False
+        kept = []
+        for row in rows.release_evidence(ctx, p.record, stated=stated):
+            why = release_problem(row["date"].isoformat(), self._now.date())
+            if why is None:
+                kept.append(row)
+            else:
+                self._refuse_fact(p, f"release-date evidence ({row['kind']})", why, row["date"].isoformat())
+        return kept
+
+    def _refuse_fact(self, p: _Prepared, where: str, reason: str, value: Any) -> None:
+        self.report.facts_quarantined += 1
+        self._quarantine(p.raw_sha256, f"{p.item.locator} / {where}", "validate", reason, rows.dump({where: value}))
 
     def _provisional_seen(self, group: CanonicalGroup) -> None:
         for prov, table in ((group.provisional_benchmark, "benchmark"), (group.provisional_metric, "metric")):
@@ -395,7 +439,7 @@ class Loader:
         )
         cell = self._cells.get(key)
         if cell is None:
-            cell = self._cells[key] = cell_of(result, subset, ctx.harness, ctx.model.setup)
+            cell = self._cells[key] = cell_of(result, subset, ctx.harness, self._policy, ctx.model.setup)
         return cell
 
     def _decision(self, kind: str, rule: str, subject: dict[str, Any], detail: dict[str, Any]) -> None:
@@ -511,5 +555,14 @@ class Loader:
                     {"id": rid, **({"candidate": candidate} if candidate else {})},
                     r,
                 )
+        links = self.ctx.registry.benchmark_links
+        for namespaced, target in sorted(self._links.items()):
+            link = links.same(namespaced) if links is not None else None
+            self._decision(
+                "benchmark_link",
+                f"benchmark_links.yaml: {namespaced} is {target}",
+                {"id": namespaced, "linked_to": target},
+                link.as_dict() if link is not None else {},
+            )
         insert_rows(self.con, "curation_decision", self._rows["curation_decision"])
         self._rows["curation_decision"].clear()

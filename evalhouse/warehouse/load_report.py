@@ -26,12 +26,13 @@ class LoadReport:
     scores_in_duplicates: int = 0
     scores_in_quarantined_records: int = 0
     parse_failures: int = 0
+    facts_quarantined: int = 0  # model facts refused alone (a release date of 1900), their record loaded
     fingerprints: list[str] = field(default_factory=list)
     reasons: Counter[str] = field(default_factory=Counter)
 
     @property
     def quarantined(self) -> int:
-        return self.records_quarantined + self.scores_quarantined + self.parse_failures
+        return self.records_quarantined + self.scores_quarantined + self.parse_failures + self.facts_quarantined
 
     def as_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k not in {"fingerprints", "reasons"}}

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 
 import orjson
@@ -19,6 +18,7 @@ import orjson
 from evalhouse.common.dates import parse_date
 from evalhouse.curation.identity import ResolvedModel
 from evalhouse.curation.names import Link
+from evalhouse.curation.plausibility import instant
 from evalhouse.schema import records as R
 
 RELATIONSHIP_TO_EVALUATOR = {
@@ -35,7 +35,6 @@ MODEL_FACT_SKIP = {
     R.RELEASE_DATE_PRECISION,
 }
 _MAX_ID = (1 << 62) - 1
-_EPOCH_SECONDS = re.compile(r"\d{1,10}(?:\.\d+)?")
 
 
 @dataclass(frozen=True)
@@ -58,14 +57,7 @@ class RecordContext:
 
 def observed_at(retrieved_timestamp: Any) -> datetime | None:
     """When the record's bytes were retrieved (EEE writes unix seconds, some sources ISO 8601)."""
-    text = str(retrieved_timestamp or "").strip()
-    if _EPOCH_SECONDS.fullmatch(text) and float(text) < 4e9:
-        return datetime.fromtimestamp(float(text), UTC).replace(tzinfo=None)
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
+    return instant(retrieved_timestamp or "")
 
 
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
@@ -198,12 +190,13 @@ def model_facts(ctx: RecordContext, record: dict[str, Any]) -> list[dict[str, An
     return rows
 
 
-def release_evidence(ctx: RecordContext, record: dict[str, Any]) -> list[dict[str, Any]]:
-    """Release-date claims: the source's own field and a date written in the model's name."""
+def release_evidence(ctx: RecordContext, record: dict[str, Any], *, stated: bool = True) -> list[dict[str, Any]]:
+    """Release-date claims: the source's own field (unless not ``stated``: the loader refused it)
+    and a date written in the model's name."""
     details = record["model_info"]["additional_details"]
     m = ctx.model
     evidence: list[tuple[date, str, str]] = []
-    parsed = parse_date(details.get(R.RELEASE_DATE))
+    parsed = parse_date(details.get(R.RELEASE_DATE)) if stated else None
     if parsed is not None:
         day, precision = parsed
         kind = details.get(R.RELEASE_DATE_KIND) or "unknown"

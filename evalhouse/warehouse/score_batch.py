@@ -109,19 +109,18 @@ class ScoreBatch:
             )  # fmt: skip
         return index
 
-    def _cell(self, cell: Cell, generation_config: Any, harness: str | None) -> int:
+    def _cell(self, cell: Cell, generation_config: Any) -> int:
         # cells come from the loader's cache, so one object per distinct cell and generation config
         index = self._cell_index.get(id(cell))
         if index is None:
             index = self._cell_index[id(cell)] = len(self.cells)
-            setup = {**cell.setup, **({"harness": harness} if harness and "harness" not in cell.setup else {})}
             self.cells.append(
                 (
                     index,
                     dump(cell.metric_params) if cell.metric_params else None,
                     cell.metric_params_key,
                     cell.setup_key,
-                    dump(setup, sort_keys=True),
+                    dump(cell.setup, sort_keys=True),
                     dump(generation_config) if generation_config else None,
                 )
             )
@@ -136,7 +135,6 @@ class ScoreBatch:
         raw_value: float,
         value: float,
         cell: Cell,
-        harness: str | None,
         fingerprint: str,
     ) -> None:
         """Append result ``index`` of record ``rec``, canonical in ``group`` with ``value``
@@ -161,7 +159,7 @@ class ScoreBatch:
         record_id = inner.get(R.SOURCE_RECORD_ID) if inner else None
         self.scores.append(
             (
-                rec, self._group(group), self._cell(cell, result.get("generation_config"), harness),
+                rec, self._group(group), self._cell(cell, result.get("generation_config")),
                 score_id(fingerprint), fingerprint, index, result.get("evaluation_result_id"),
                 str(record_id or ""), raw_value, value, se, lower, upper, level, n, dump(unc) if unc else None,
                 dump(llm) if llm else None,

@@ -19,6 +19,7 @@ the warehouse state, so they change only when the state does.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -29,11 +30,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import quote
 
 import duckdb
 
 from evalhouse.common import progress
+from evalhouse.common.naming import NAME_MAX_BYTES, bounded_name
 from evalhouse.common.resources import read_sql
+from evalhouse.common.staging import staged_folder
 from evalhouse.curation.registry import load_registry
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, views
@@ -149,6 +153,7 @@ class Relation:
     primary_key: list[str]
     partition_by: str | None = None
     sql: str | None = None  # a view's CREATE statement (views() order is dependency order)
+    not_partitioned: str | None = None  # why a table of PARTITION_BY is written without its folders
 
     @property
     def derived(self) -> bool:
@@ -183,6 +188,31 @@ def relations(con: duckdb.DuckDBPyConnection) -> list[Relation]:
             raise SnapshotError(f"view {name} is not in the warehouse; open it for writing once to create it")
         found.append(Relation(name, "view", described[name], [], None, sql))
     return found
+
+
+def partition_folder(column: str, value: object) -> str:
+    """The folder DuckDB's hive writer names for ``column = value`` (its value percent-encoded)."""
+    return f"{column}={quote(str(value), safe='-_.~')}"
+
+
+def fit_partitions(con: duckdb.DuckDBPyConnection, rel: Relation) -> Relation:
+    """``rel`` as written: without partition folders when one of them would be longer than a file
+    system allows (:data:`~evalhouse.common.naming.NAME_MAX_BYTES`), the reason recorded in the
+    manifest's entry. Every row is then in the table's own files (the partition column included),
+    read without hive partitioning; a warehouse with such a value still freezes."""
+    if not rel.partition_by:
+        return rel
+    col = quote_ident(rel.partition_by)
+    values = [v for (v,) in con.execute(f"SELECT DISTINCT {col} FROM {quote_ident(rel.name)}").fetchall()]
+    long = [v for v in values if len(partition_folder(rel.partition_by, v).encode()) > NAME_MAX_BYTES]
+    if not long:
+        return rel
+    first = str(long[0])
+    why = (
+        f"{len(long)} value(s) of {rel.partition_by} would name a folder longer than {NAME_MAX_BYTES} bytes "
+        f"(e.g. {first[:60]!r}…, {len(first.encode())} bytes), so the table is written unpartitioned"
+    )
+    return dataclasses.replace(rel, partition_by=None, not_partitioned=why)
 
 
 def excluded_tables(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
@@ -301,6 +331,8 @@ def _relation_entry(rel: Relation, files: dict[str, dict[str, Any]]) -> dict[str
     }
     if rel.partition_by:
         entry["partition_by"] = rel.partition_by
+    if rel.not_partitioned:
+        entry["not_partitioned"] = rel.not_partitioned
     if rel.sql_sha256:
         entry["sql_sha256"] = rel.sql_sha256
     if rel.derived:
@@ -411,16 +443,10 @@ def _materialise_views(con: duckdb.DuckDBPyConnection, staging: Path, rels: list
             con.execute(f"CREATE OR REPLACE VIEW {quote_ident(rel.name)} AS {frozen}")
 
 
-def _prepare_target(out_dir: Path) -> Path:
-    """A staging folder beside ``out_dir``, so a failed create never leaves a half snapshot."""
+def _check_target(out_dir: Path) -> None:
+    """A snapshot never overwrites: ``out_dir`` must be new or an empty folder."""
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise SnapshotError(f"{out_dir} already exists and is not an empty folder; a snapshot never overwrites")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = out_dir.parent / f".{out_dir.name}.partial-{os.getpid()}"
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir()
-    return staging
 
 
 def _export_eee(wh: Warehouse, staging: Path, store: RawStore, *, tree: bool) -> dict[str, Any]:
@@ -428,18 +454,24 @@ def _export_eee(wh: Warehouse, staging: Path, store: RawStore, *, tree: bool) ->
     (``evaluation.record``, written as it is), or with ``tree`` the EEE datastore layout."""
     if tree:
         summary = export_tree(wh, staging / EEE_DIR, store)
-        return {
+        eee = {
             "root": EEE_DIR,
             "layout": "datastore",
             "records": summary.written,
             "samples_files": summary.samples,
-            "skipped": [list(s) for s in summary.skipped],
+            "skipped": [list(s) for s in [*summary.skipped, *summary.failed]],
         }
+        if summary.shortened:  # (only then: the ids of snapshots without one stay as they were)
+            eee["shortened"] = [list(s) for s in summary.shortened]
+        return eee
     root = staging / EEE_DIR
     root.mkdir()
     records = 0
+    shortened = {}
     for (collection,) in wh.con.execute("SELECT DISTINCT collection FROM evaluation ORDER BY 1").fetchall():
-        label = collection or "_none"
+        label = bounded_name(collection or "_none", reserve=len(".jsonl"))
+        if label != (collection or "_none"):
+            shortened[collection] = f"{label}.jsonl"
         cursor = wh.con.execute(
             "SELECT record FROM evaluation WHERE collection IS NOT DISTINCT FROM ? ORDER BY evaluation_id", [collection]
         )
@@ -447,7 +479,10 @@ def _export_eee(wh: Warehouse, staging: Path, store: RawStore, *, tree: bool) ->
             while chunk := cursor.fetchmany(5000):
                 fh.writelines(f"{record}\n" for (record,) in chunk)
                 records += len(chunk)
-    return {"root": EEE_DIR, "layout": "jsonl", "records": records, "samples_files": 0, "skipped": []}
+    eee = {"root": EEE_DIR, "layout": "jsonl", "records": records, "samples_files": 0, "skipped": []}
+    if shortened:  # collection -> its file, when the name was too long for one (only then: ids stay as they were)
+        eee["shortened"] = shortened
+    return eee
 
 
 def create_snapshot(  # noqa: PLR0913 - the options after the store are keyword-only
@@ -466,15 +501,17 @@ def create_snapshot(  # noqa: PLR0913 - the options after the store are keyword-
 
     The tables, the EEE tree and the manifest's facts are read in one transaction under the
     writer lock the caller holds, so they describe one state; the views are then computed from
-    the frozen table files. A failure leaves no folder behind.
+    the frozen table files. The folder is written beside ``out_dir`` and renamed into place
+    (:func:`~evalhouse.common.staging.staged_folder`): a failure, a full disk included, leaves no
+    folder behind, and what a killed create left is swept by the next one.
     """
     if wh.read_only:
         raise SnapshotError("creating a snapshot records it in the warehouse: open the warehouse for writing")
     out_dir = Path(out_dir).resolve()
-    staging = _prepare_target(out_dir)
-    try:
+    _check_target(out_dir)
+    with staged_folder(out_dir) as staging:
         with _WriterSettings(wh.con), wh.transaction() as con:
-            rels = relations(con)
+            rels = [fit_partitions(con, rel) for rel in relations(con)]
             for rel in progress.each(rels, "snapshot create: tables", total=len(rels), note=lambda r: r.name):
                 if rel.kind == "table":
                     _write_relation(con, rel, staging)
@@ -489,12 +526,6 @@ def create_snapshot(  # noqa: PLR0913 - the options after the store are keyword-
             scratch.close()
         manifest = build_manifest(facts, rels, files, eee, name=name, created_at=created_at or datetime.now(UTC))
         (staging / MANIFEST).write_bytes(manifest_bytes(manifest))
-        if out_dir.exists():
-            out_dir.rmdir()
-        staging.rename(out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     previous = _record(wh, manifest, out_dir)
     return CreatedSnapshot(out_dir, manifest, previous)
 

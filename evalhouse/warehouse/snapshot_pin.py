@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from evalhouse.common.resources import read_sql
+from evalhouse.common.staging import sweep
 from evalhouse.config import raw_store_path
 from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
@@ -96,6 +97,7 @@ def pin_snapshot(wh: Warehouse, store: RawStore, *, keep: int | None = KEEP_DEFA
         folder, created, snapshot_id = Path(found[0][1]), False, found[0][0]
     else:
         target = snapshots_dir(wh.path) / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        sweep(target, any_target=True)  # what killed freezes left, whatever second they started in
         made = create_snapshot(wh, target, store, name=PIN_NAME)
         folder, created, snapshot_id = made.path, True, made.snapshot_id
         earlier = made.previous_path

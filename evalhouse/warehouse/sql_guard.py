@@ -20,22 +20,30 @@ its own for what it covers:
    permission error (reported as :class:`QueryRefused`), and no later statement can undo it.
 
 Rows are fetched in chunks (:data:`CHUNK_ROWS`) and stop at ``limit``: a query is never
-materialised whole. The API is small on purpose: :func:`check`, :func:`lock_down`,
-:func:`run_guarded` and :class:`GuardedResult`.
+materialised whole. A query is bounded too (:class:`QueryBounds`): DuckDB's ``memory_limit``, a
+private spill folder of at most ``max_temp_directory_size``, and a statement timeout — a timer
+interrupts the query (DuckDB's ``interrupt``) once it, its fetching and its output have taken
+``timeout_s`` seconds, so a runaway query ends with :class:`QueryStopped` (exit 1) and its
+connection closes, releasing the warehouse for a writer. The API is small on purpose:
+:func:`check`, :func:`lock_down`, :func:`run_guarded`, :class:`GuardedResult` and :class:`QueryBounds`.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from evalhouse.errors import InputError
+from evalhouse.config import sql_memory_limit, sql_temp_limit, sql_timeout
+from evalhouse.errors import InputError, RunFailed
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.snapshot import open_snapshot
 
@@ -45,6 +53,68 @@ ALLOWED_TYPES = frozenset({duckdb.StatementType.SELECT})
 
 class QueryRefused(InputError):
     """A statement the guard does not run (a write, a file escape, a setting); exit 2."""
+
+
+class QueryStopped(RunFailed):
+    """A query stopped at one of its bounds (the timeout, the memory or spill limit); exit 1."""
+
+
+@dataclass(frozen=True)
+class QueryBounds:
+    """What one query may take: ``timeout_s`` seconds (``None``: no timeout) and DuckDB's
+    ``memory_limit`` and ``max_temp_directory_size`` (sizes as DuckDB reads them: ``2GB``)."""
+
+    timeout_s: float | None
+    memory_limit: str
+    temp_limit: str
+
+    @classmethod
+    def resolve(
+        cls, timeout_s: float | None = None, memory_limit: str | None = None, temp_limit: str | None = None
+    ) -> QueryBounds:
+        """The options given, else the environment, else the defaults (:mod:`evalhouse.config`)."""
+        return cls(sql_timeout(timeout_s), sql_memory_limit(memory_limit), sql_temp_limit(temp_limit))
+
+    def advice(self) -> str:
+        timeout = f"{self.timeout_s:g} s" if self.timeout_s else "none"
+        return f"timeout {timeout}, memory limit {self.memory_limit}, spill limit {self.temp_limit}"
+
+
+class _Deadline:
+    """A timer that interrupts the connection's query once ``seconds`` have passed."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, seconds: float | None) -> None:
+        self.con, self.seconds = con, seconds
+        self.expired = False
+        self._timer: threading.Timer | None = None
+        if seconds:
+            self._timer = threading.Timer(seconds, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self) -> None:
+        self.expired = True
+        # the query may have ended and its connection closed in the instant the timer fired
+        with suppress(duckdb.ConnectionException):
+            self.con.interrupt()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def stopped(self) -> QueryStopped:
+        return QueryStopped(
+            f"the query was stopped after {self.seconds:g} s, its statement timeout; the warehouse is "
+            "released. Give it longer with --timeout SECONDS (or $EVALHOUSE_SQL_TIMEOUT; 0 = no timeout)"
+        )
+
+
+def _stopped_by_memory(exc: duckdb.Error, bounds: QueryBounds | None) -> QueryStopped:
+    limits = f"memory limit {bounds.memory_limit}, spill limit {bounds.temp_limit}" if bounds else "memory"
+    return QueryStopped(
+        f"the query needs more than its {limits} ({_first_line(exc)}); raise --memory-limit / --temp-limit "
+        "(or $EVALHOUSE_SQL_MEMORY_LIMIT / $EVALHOUSE_SQL_TEMP_LIMIT), or ask for fewer rows or columns"
+    )
 
 
 def check(con: duckdb.DuckDBPyConnection, sql: str) -> str:
@@ -68,15 +138,26 @@ def check(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     return statements[0].query
 
 
-def lock_down(con: duckdb.DuckDBPyConnection, allowed: Iterable[str | os.PathLike[str]] = ()) -> None:
+def lock_down(
+    con: duckdb.DuckDBPyConnection,
+    allowed: Iterable[str | os.PathLike[str]] = (),
+    bounds: QueryBounds | None = None,
+    spill: str | os.PathLike[str] | None = None,
+) -> None:
     """Close the connection to the file system outside ``allowed`` (folders, or single files).
 
     Call it after every view the connection needs exists (the snapshot's views read its Parquet
     files, which must be inside an allowed folder). Irreversible for the connection: a second
     call on a locked connection changes nothing (the first call's folders stay the only ones).
+    ``bounds`` sets the memory and spill limits first, and ``spill`` the folder DuckDB spills to.
     """
     if con.execute("SELECT current_setting('lock_configuration')").fetchall()[0][0]:
         return
+    if bounds is not None:
+        con.execute("SET memory_limit = ?", [bounds.memory_limit])
+        con.execute("SET max_temp_directory_size = ?", [bounds.temp_limit])
+    if spill is not None:
+        con.execute("SET temp_directory = ?", [str(spill)])
     folders, files = [], []
     for item in allowed:
         path = Path(item).resolve()
@@ -102,6 +183,8 @@ class GuardedResult:
     _cursor: Any = field(repr=False)
     fetched: int = 0
     truncated: bool = False  # True once a row beyond ``limit`` was seen
+    _deadline: _Deadline | None = field(default=None, repr=False)
+    _bounds: QueryBounds | None = field(default=None, repr=False)
 
     def rows(self) -> Iterator[tuple[Any, ...]]:
         """The rows, at most ``limit`` (``None``: all), read :data:`CHUNK_ROWS` at a time."""
@@ -114,42 +197,73 @@ class GuardedResult:
             yield from chunk
         self.truncated = bool(self._fetch(1))
 
+    def close(self) -> None:
+        """Stop the timeout's timer (the query is over, or abandoned)."""
+        if self._deadline is not None:
+            self._deadline.cancel()
+
     def records(self) -> Iterator[dict[str, Any]]:
         for row in self.rows():
             yield dict(zip(self.columns, row, strict=True))
 
     def _fetch(self, n: int) -> list[tuple[Any, ...]]:
+        if self._deadline is not None and self._deadline.expired:  # it fired between two fetches
+            raise self._deadline.stopped()
         try:
             return self._cursor.fetchmany(n)
-        except duckdb.PermissionException as exc:
-            raise QueryRefused(f"refused: {_first_line(exc)} (only the warehouse and snapshot are readable)") from exc
         except duckdb.Error as exc:
-            raise InputError(f"query failed: {_first_line(exc)}") from exc
+            mapped = _query_error(exc, self._deadline, self._bounds)
+            if mapped is None:
+                raise
+            raise mapped from exc
 
 
-def run_guarded(
+def _query_error(exc: duckdb.Error, deadline: _Deadline | None, bounds: QueryBounds | None) -> Exception | None:
+    """What a DuckDB error of a guarded query means for the person who ran it (``None``: Ctrl-C,
+    which the CLI reports as "interrupted", exit 130)."""
+    if isinstance(exc, duckdb.InterruptException):
+        return deadline.stopped() if deadline is not None and deadline.expired else None
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return _stopped_by_memory(exc, bounds)
+    if isinstance(exc, duckdb.PermissionException):
+        return QueryRefused(f"refused: {_first_line(exc)} (only the warehouse and snapshot are readable)")
+    return InputError(f"query failed: {_first_line(exc)}")
+
+
+def run_guarded(  # noqa: PLR0913 - keyword-only: where it may read, how many rows, its bounds
     con: duckdb.DuckDBPyConnection,
     sql: str,
     *,
     allowed: Iterable[str | os.PathLike[str]] = (),
     limit: int | None = None,
+    bounds: QueryBounds | None = None,
+    spill: str | os.PathLike[str] | None = None,
 ) -> GuardedResult:
     """Check ``sql``, lock the connection down to ``allowed`` and start the query.
 
     ``limit`` bounds the rows :meth:`GuardedResult.rows` returns (``None`` = all, still in
-    chunks). A refused statement or file access raises :class:`QueryRefused` (exit 2), an empty
-    one or a DuckDB error :class:`InputError` (exit 2).
+    chunks); ``bounds`` its time, memory and spill (``spill``: the folder it spills to). A
+    refused statement or file access raises :class:`QueryRefused` (exit 2), an empty one or a
+    DuckDB error :class:`InputError` (exit 2), a query stopped at a bound :class:`QueryStopped`
+    (exit 1). The caller cancels the timer (:meth:`GuardedResult.close`) when done.
     """
     statement = check(con, sql)
-    lock_down(con, allowed)
+    lock_down(con, allowed, bounds, spill)
+    deadline = _Deadline(con, bounds.timeout_s if bounds is not None else None)
     try:
         cursor = con.execute(statement)
-    except duckdb.PermissionException as exc:
-        raise QueryRefused(f"refused: {_first_line(exc)} (only the warehouse and snapshot are readable)") from exc
     except duckdb.Error as exc:
-        raise InputError(f"query failed: {_first_line(exc)}") from exc
+        deadline.cancel()
+        mapped = _query_error(exc, deadline, bounds)
+        if mapped is None:
+            raise
+        raise mapped from exc
+    except BaseException:
+        deadline.cancel()
+        raise
     description = cursor.description or []
-    return GuardedResult([d[0] for d in description], [str(d[1]) for d in description], limit, cursor)
+    columns, types = [d[0] for d in description], [str(d[1]) for d in description]
+    return GuardedResult(columns, types, limit, cursor, _deadline=deadline, _bounds=bounds)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -157,7 +271,7 @@ def _first_line(exc: BaseException) -> str:
 
 
 @contextmanager
-def guarded_query(  # noqa: PLR0913 - keyword-only: the target (db + raw store, or snapshot + id) and a limit
+def guarded_query(  # noqa: PLR0913 - keyword-only: the target (db + raw store, or snapshot + id), a limit, bounds
     sql: str,
     *,
     db: str | os.PathLike[str] | None = None,
@@ -165,6 +279,7 @@ def guarded_query(  # noqa: PLR0913 - keyword-only: the target (db + raw store, 
     snapshot: str | os.PathLike[str] | None = None,
     expect_id: str | None = None,
     limit: int | None = None,
+    bounds: QueryBounds | None = None,
 ) -> Iterator[GuardedResult]:
     """Run ``sql`` on a verified snapshot (``snapshot``) or else the live warehouse ``db``.
 
@@ -172,8 +287,10 @@ def guarded_query(  # noqa: PLR0913 - keyword-only: the target (db + raw store, 
     reader) with its file and raw store readable; a snapshot only its own folder. The
     connection closes when the block ends. ``expect_id`` refuses any snapshot but the one whose
     id an analysis recorded (see :func:`open_snapshot`). A statement that is not a query is refused before
-    anything is opened.
+    anything is opened. ``bounds`` (default: :meth:`QueryBounds.resolve`, the environment's or the
+    defaults) limit its time, memory and spill; it spills to a folder of its own, removed after.
     """
+    bounds = bounds if bounds is not None else QueryBounds.resolve()
     with duckdb.connect() as scratch:
         check(scratch, sql)
     if snapshot is not None:
@@ -186,7 +303,13 @@ def guarded_query(  # noqa: PLR0913 - keyword-only: the target (db + raw store, 
         allowed = [Path(db)] + ([Path(raw_store)] if raw_store is not None and Path(raw_store).is_dir() else [])
     else:
         raise InputError("give a warehouse file or a snapshot folder to query")
+    spill = tempfile.mkdtemp(prefix="evalhouse-sql-spill-")
+    result = None
     try:
-        yield run_guarded(con, sql, allowed=allowed, limit=limit)
+        result = run_guarded(con, sql, allowed=allowed, limit=limit, bounds=bounds, spill=spill)
+        yield result
     finally:
+        if result is not None:
+            result.close()
         closer()
+        shutil.rmtree(spill, ignore_errors=True)

@@ -1,4 +1,9 @@
-"""Counts a user checks first: what is in the warehouse and what was refused."""
+"""Counts a user checks first: what is in the warehouse, what was refused, and where sources meet.
+
+``cells_with_several_sources`` counts the canonical cells whose candidates come from two sources
+or more (the same measurement reported twice, the spread between them the disagreement);
+``source_pairs`` splits them by pair of sources.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +22,9 @@ COUNTS = {
     "benchmarks": "SELECT count(DISTINCT benchmark_id) FROM score",
     "quarantined": "SELECT count(*) FROM quarantine",
     "raw_payloads": "SELECT count(DISTINCT sha256) FROM raw_snapshot",
-    # one pass over the canonical view for both counts (its policy and windows are the costly part)
-    "canonical_cells, cells_with_disagreement": "SELECT count(*), count(*) FILTER (WHERE disagreement)"
-    " FROM v_scores_canonical",
+    # one pass over the canonical view for its counts (its policy and windows are the costly part)
+    "canonical_cells, cells_with_disagreement, cells_with_several_sources": "SELECT count(*),"
+    " count(*) FILTER (WHERE disagreement), count(*) FILTER (WHERE n_sources >= 2) FROM v_scores_canonical",
     "matrix_cells": "SELECT count(*) FROM v_matrix_long",
     "ingest_runs": "SELECT count(*) FROM ingest_run",
 }
@@ -31,6 +36,10 @@ def stats(wh: Warehouse) -> dict[str, Any]:
         row = wh.con.execute(sql).fetchall()[0]
         out.update(zip(names.split(", "), map(int, row), strict=True))
     out["schema_version"] = wh.schema_version()
+    out["source_pairs"] = [
+        {"sources": [a, b], "cells": n, "cells_disagreeing": d}
+        for a, b, n, d in wh.con.execute(read_sql("evalhouse.warehouse", "stats_source_pairs.sql")).fetchall()
+    ]
     out["by_source"] = [
         {"source": s, "evaluations": e, "scores": n, "quarantined": q, "last_status": st}
         for s, e, n, q, st in wh.con.execute(

@@ -46,8 +46,11 @@ def test_every_command_has_help_and_is_documented(command: tuple[str, ...]) -> N
     for part in command:
         text = text.commands[part]
     assert (text.help or "").strip(), f"'evalhouse {' '.join(command)}' has no help text"
-    readme = (REPO / "README.md").read_text()
-    assert f"evalhouse {' '.join(command)}" in readme, f"README does not mention 'evalhouse {' '.join(command)}'"
+    # the README or a topic page under docs/ (user documentation lives in both)
+    documented = "\n".join(p.read_text() for p in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))])
+    assert f"evalhouse {' '.join(command)}" in documented, (
+        f"neither the README nor docs/ mention 'evalhouse {' '.join(command)}'"
+    )
 
 
 def test_stats_json_on_a_fresh_warehouse(tmp_path: Path) -> None:

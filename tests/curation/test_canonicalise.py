@@ -163,15 +163,10 @@ def test_registry_refuses_inconsistent_files() -> None:
 
 def test_every_metric_unit_and_registry_version_is_recorded() -> None:
     assert set(REG.versions) == {
-        "metrics",
-        "units",
-        "benchmarks",
-        "developers",
-        "evidence_kinds",
-        "model_tokens",
-        "model_snapshots",
-    }
-    assert REG.version.count("@") == 7 and "#" in REG.version
+        "metrics", "units", "benchmarks", "developers", "evidence_kinds", "model_tokens", "model_snapshots",
+        "setup_policy", "benchmark_links",
+    }  # fmt: skip
+    assert REG.version.count("@") == 9 and "#" in REG.version
 
 
 finite = st.floats(min_value=-1e9, max_value=1e9, allow_nan=False)

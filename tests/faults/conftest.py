@@ -31,6 +31,7 @@ class Figures:
     fuzzed: Counter = field(default_factory=Counter)  # parser -> inputs
     unhandled: Counter = field(default_factory=Counter)  # parser -> unhandled exceptions
     rows_lost: int = 0
+    peak_memory: dict[str, int] = field(default_factory=dict)  # hostile input -> peak resident bytes
 
     def fault(self, area: str, case: str, survived: bool, why: str = "") -> None:
         self.faults_tried[area] += 1
@@ -51,7 +52,20 @@ class Figures:
             "inputs_fuzzed": dict(sorted(self.fuzzed.items())),
             "unhandled_exceptions": sum(self.unhandled.values()),
             "rows_lost": self.rows_lost,
+            "peak_memory_bytes": dict(sorted(self.peak_memory.items())),
         }
+
+    def merge(self, other: dict[str, Any]) -> None:
+        """Add another process's figures (a pytest-xdist worker's :meth:`raw`)."""
+        for name in ("faults_tried", "faults_survived", "kill_trials", "kill_consistent", "fuzzed", "unhandled"):
+            getattr(self, name).update(other[name])
+        self.failures += other["failures"]
+        self.rows_lost += other["rows_lost"]
+        for key, peak in other["peak_memory"].items():
+            self.peak_memory[key] = max(peak, self.peak_memory.get(key, 0))
+
+    def raw(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
 FIGURES = Figures()
@@ -68,6 +82,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.faults)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A pytest-xdist worker hands its figures to the controller, which prints them all."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["fault_figures"] = json.dumps(FIGURES.raw())
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: called on the controller per finished worker
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    output = getattr(node, "workeroutput", {}).get("fault_figures")
+    if output:
+        FIGURES.merge(json.loads(output))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -87,6 +115,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     write("inputs fuzzed per parser: " + ", ".join(f"{k} {v}" for k, v in data["inputs_fuzzed"].items()))
     write(f"unhandled exceptions: {data['unhandled_exceptions']}")
     write(f"rows lost: {data['rows_lost']}")
+    for name, peak in data["peak_memory_bytes"].items():
+        write(f"peak memory reading {name}: {peak / 2**20:,.0f} MiB")
     out = os.environ.get("EVALHOUSE_FAULT_FIGURES")
     if out:
         Path(out).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

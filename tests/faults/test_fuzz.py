@@ -1,4 +1,5 @@
-"""Property tests: every parser and the CSV entry points of the analyses, 1,000 seeded inputs each.
+"""Property tests: every parser and the CSV entry points of the analyses, 1,000 seeded inputs each
+(200 under the CI profile: tests/sizes.py).
 
 Inputs are real payloads from ../shared (and the authored fixtures where no real one exists),
 mutated - cut, bytes flipped, a chunk spliced in or repeated, numbers swapped for text, JSON
@@ -14,7 +15,11 @@ from __future__ import annotations
 
 import io
 import json
+import math
+import re
 import sys
+from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -27,8 +32,10 @@ from typer.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingest"))
 
 from fixture_mirror import payloads
+from sizes import examples
 
 from evalhouse.cli import app
+from evalhouse.curation.plausibility import judge_units, record_problem, result_problem
 from evalhouse.ingest.catalog import catalog
 from evalhouse.ingest.pinned import AA_CSV, AA_PAGE_URL, EPOCH_DIR, EPOCH_URL, epoch_zip
 from evalhouse.ingest.source import FetchMeta, ParseError
@@ -37,7 +44,7 @@ from evalhouse.pipeline import items_ingest
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParsedRecord, ParseFailure
 
-EXAMPLES = 1_000
+EXAMPLES = examples(1_000)
 SEED = 18
 FUZZ = settings(
     max_examples=EXAMPLES,
@@ -74,6 +81,8 @@ def samples(shared_root: str) -> dict[str, list[tuple[bytes, FetchMeta]]]:
 
     live = {**payloads(shared), EPOCH_URL: epoch_zip(shared / EPOCH_DIR), AA_PAGE_URL: (shared / AA_CSV).read_bytes()}
     for url, body in live.items():
+        if isinstance(url, tuple):  # a POST's answer, (URL, body): added below with the label it is asked with
+            continue
         key = _owner(url, modules)
         if key is not None and len(out[key]) < 6:
             add(key, body, url, url.rsplit("/", 1)[-1].split("?")[0])
@@ -96,6 +105,8 @@ def samples(shared_root: str) -> dict[str, list[tuple[bytes, FetchMeta]]]:
             add(key, body, path.as_uri(), path.name, content_type)
     add("panel-csv", _panel_csv(), "file:///panel.csv", "panel.csv", "text/csv")
     add("terminal-bench", _terminal_bench_answer(), terminal_bench.ENDPOINT, "board:2.0", "application/json")
+    recorded = FIXTURES / "terminal-bench" / "leaderboard-read_4-0-0.json"
+    add("terminal-bench", recorded.read_bytes(), terminal_bench.ENDPOINT, "board:4.0", "application/json")
     return out
 
 
@@ -154,10 +165,44 @@ def _panel_csv() -> bytes:
 # -- mutations --------------------------------------------------------------------------------
 
 
+#: Values a valid-looking payload can hold that no measurement can mean: a number quoted, a boolean,
+#: 10^400, a negative count or error, a date before 2015 / in 2100 / that does not exist, a unit
+#: swapped, a timestamp that is no time. Each kind rewrites the first few matches it finds.
+_NUMBER = re.compile(rb"(?<![\w.\"-])\d{1,3}\.\d+(?![\w.])")
+_DATE = re.compile(rb"(?<!\d)(?:19|20)\d\d-\d\d-\d\d(?!\d)")
+_EPOCH = re.compile(rb'"1[5-9]\d{8}(?:\.\d+)?"')
+HOSTILE: dict[str, Callable[[re.Match[bytes], int], bytes]] = {
+    "quoted numbers": lambda m, i: b'"' + m.group() + b'"',
+    "booleans": lambda m, i: (b"true", b"false")[i % 2],
+    "10^400": lambda m, i: b"1" + b"0" * 400,
+    "negatives": lambda m, i: b"-" + m.group(),
+    "dates": lambda m, i: (b"1900-01-01", b"2100-01-01", b"2024-02-30")[i % 3],
+    "timestamps": lambda m, i: (b'"yesterday"', b'"2100-01-01T00:00:00Z"')[i % 2],
+}
+_PATTERN = {"dates": _DATE, "timestamps": _EPOCH}
+_UNIT = re.compile(rb'"(?:proportion|percent)"')
+_SWAP = {b'"proportion"': b'"percent"', b'"percent"': b'"proportion"'}
+#: How often each mutation kind was drawn (the suite's figures list them).
+DRAWN: Counter[str] = Counter()
+
+
+def _hostile(body: bytes, kind: str, count: int) -> bytes:
+    if kind == "units":
+        return _UNIT.sub(lambda m: _SWAP[m.group()], body, count)
+    seen = iter(range(count))
+    sub = HOSTILE[kind]
+    return _PATTERN.get(kind, _NUMBER).sub(lambda m: sub(m, i) if (i := next(seen, -1)) >= 0 else m.group(), body)
+
+
 @st.composite
 def mutated(draw: st.DrawFn, body: bytes) -> bytes:
-    """A real payload, damaged the way nights damage them (or replaced by noise)."""
-    kind = draw(st.sampled_from(["cut", "flip", "splice", "repeat", "numbers", "deep", "noise", "same"]))
+    """A real payload, damaged the way nights damage them (or replaced by noise), or holding
+    values no measurement can mean (:data:`HOSTILE`)."""
+    kinds = ["cut", "flip", "splice", "repeat", "numbers", "deep", "noise", "same", *HOSTILE, "units"]
+    kind = draw(st.sampled_from(kinds))
+    DRAWN[kind] += 1
+    if kind in HOSTILE or kind == "units":
+        return _hostile(body, kind, draw(st.integers(1, 6)))
     n = len(body)
     if kind == "cut":
         return body[: draw(st.integers(0, n))]
@@ -202,6 +247,23 @@ def _check_items(key: str, body: bytes, meta: FetchMeta, figures) -> None:
         assert isinstance(item, ParsedRecord | ParseFailure | ItemBatch), type(item)
         if isinstance(item, ParseFailure):
             assert item.reason and item.locator
+    try:
+        _judged(judge_units(items))
+    except Exception:
+        figures.unhandled[f"{key} (plausibility)"] += 1
+        raise
+
+
+def _judged(items: list) -> None:
+    """What the loader asks of every record (the plausibility checks) never raises, and a result
+    they pass has a score a float holds."""
+    for item in items:
+        if not isinstance(item, ParsedRecord) or not isinstance(item.record, dict):
+            continue
+        record_problem(item.record)
+        for index, result in enumerate(item.record.get("evaluation_results") or []):
+            if isinstance(result, dict) and not item.refused_results.get(index) and result_problem(result) is None:
+                assert math.isfinite(float(result["score_details"]["score"]))
 
 
 PARSERS = sorted(catalog())
@@ -221,6 +283,14 @@ def test_parser_never_raises_anything_but_parse_error(shared: Path, key: str, fi
         _check_items(key, data.draw(mutated(body)), meta, figures)
 
     run()
+    _count_kinds(figures)
+
+
+def _count_kinds(figures) -> None:
+    """The hostile-value kinds drawn so far, as figures (the other kinds are counted per parser)."""
+    for kind in [*HOSTILE, "units"]:
+        figures.fuzzed[f"hostile values: {kind}"] += DRAWN.pop(kind, 0)
+    DRAWN.clear()
 
 
 # -- EEE records and samples through the import's reader ------------------------------------
@@ -268,8 +338,11 @@ def test_eee_records_and_samples_are_loaded_or_quarantined(shared: Path, tmp_pat
             else:
                 valid, why = validate_record(item.record)
                 assert (valid is None) == bool(why)  # loaded, or quarantined with the reason
+                if valid is not None:
+                    _judged([item])  # and judged as the loader judges it, without raising
 
     run()
+    _count_kinds(figures)
 
 
 # -- the CSV entry points of the analyses ------------------------------------------------------

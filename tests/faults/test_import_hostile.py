@@ -68,7 +68,23 @@ def _hostile_tree(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     linked_samples = linked_path.with_name(linked_path.stem + "_samples.jsonl")
     linked_samples.symlink_to(outside / "secret.json")
     traps[f"data/a/org/traps/{linked_samples.name}"] = "outside"
+    # budgets (made small by BUDGETS): a samples line past the line budget among good lines, and a
+    # samples file past the samples budget; each record still loads
+    for kind, body in (
+        ("long samples line", b"{}\n" + b"[" + b" " * 300_000 + b"]\n{}\n"),
+        ("samples file", b"{}\n" * 400_000),
+    ):
+        rec = eee_record(f"org/{kind.split()[0]}", {"bench_a": 0.2}, evaluation_id=f"a/{kind.split()[0]}/1")
+        rec_path = folder / f"{_uuid()}.json"
+        rec_path.write_text(json.dumps(rec))
+        sidecar = rec_path.with_name(rec_path.stem + "_samples.jsonl")
+        sidecar.write_bytes(body)
+        traps[f"data/a/org/traps/{sidecar.name}" + (":line 2" if kind == "long samples line" else "")] = kind
     return tree, traps
+
+
+#: Budgets small enough for a test's files to pass them (evalhouse.ingest.budgets).
+BUDGETS = {"EVALHOUSE_LINE_BYTES": "256KB", "EVALHOUSE_SAMPLES_BYTES": "1MB"}
 
 
 def _import(db: Path, tree: Path) -> subprocess.CompletedProcess[str]:
@@ -79,6 +95,7 @@ def _import(db: Path, tree: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=300,
         check=False,
+        env={**os.environ, **BUDGETS},
     )
 
 
@@ -99,6 +116,8 @@ def test_hostile_tree_is_quarantined_file_by_file_and_the_rest_loads(tmp_path: P
         "deep record": "nested more than 64 levels deep",
         "deep additional_details": "nested more than 64 levels deep",
         "deep samples line": "nested more than 64 levels deep",
+        "long samples line": "more than the 256,000 bytes line budget; refused unread",
+        "samples file": "more than the 1,000,000 bytes samples-file budget",
     }
     survived = 0
     for locator, kind in traps.items():
@@ -113,9 +132,9 @@ def test_hostile_tree_is_quarantined_file_by_file_and_the_rest_loads(tmp_path: P
     stored = b"".join(p.read_bytes() for p in raw.rglob("*") if p.is_file())
     for needle in (SECRET, "root:x:0:0"):
         assert needle not in payloads and needle.encode() not in stored and needle not in proc.stdout
-    # the rest of collection a (alpha, beta, delta, epsilon) and all of collection b loaded
+    # the rest of collection a (alpha, beta, delta, epsilon, long, samples) and all of collection b loaded
     loaded = dict(con.execute("SELECT source_key, count(*) FROM evaluation GROUP BY 1").fetchall())
-    assert loaded == {"eee-a": 4, "eee-b": 3}, loaded
+    assert loaded == {"eee-a": 6, "eee-b": 3}, loaded
     runs = {r["source"]: r["status"] for r in summary["runs"]}
     assert runs == {"eee-a": "partial", "eee-b": "completed"}
     con.close()

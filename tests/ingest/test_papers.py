@@ -148,3 +148,31 @@ def test_bad_pages_fail_clearly(tmp_path: Path) -> None:
         papers.read_document('<html><body><div class="ltx_page_main">arXiv:2406.01234v1</div></body></html>', "x")
     with pytest.raises(ParseError, match="no arXiv id"):
         papers.read_document('<html><body><table class="ltx_tabular"><tr><td>1</td></tr></table></body></html>', "x")
+
+
+def test_label_decisions_real_tables_do_not_show() -> None:
+    """Named edge cases beside the recorded tables: a family name with no year, a model property on
+    the benchmark axis, a subset under a registry benchmark, pass@k with k > 1, shots and CoT."""
+
+    def row(tag: str, *cells: str) -> str:
+        return "<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>"
+
+    head = row("th", "Model", "AIME", "Params", "AIME 2024", "HumanEval pass@8", "MMLU (5-shot, CoT, acc)")
+    head += row("th", "", "", "", "Easy", "", "")
+    body = row("td", "Llama-3-8B", "30.0", "8", "12.5", "61.0", "66.6")
+    body += row("td", "Qwen2-7B", "33.0", "7", "14.0", "64.0", "70.1")
+    html = (
+        '<html><body><figure class="ltx_table"><figcaption><span class="ltx_tag ltx_tag_table">Table 1: </span>'
+        'Results (%).</figcaption><table class="ltx_tabular"><thead class="ltx_thead">'
+        f"{head}</thead><tbody>{body}</tbody></table></figure></body></html>"
+    )
+    doc = papers.read_document(html, "https://arxiv.org/html/2406.01234v1")
+    why = {r.locator: r.reason for r in doc.refusals}
+    assert "names the family aime" in why["table 1 (#1) row 3 col 2"]  # which year: never AIME 2024 on a guess
+    assert "is not a benchmark" in why["table 1 (#1) row 3 col 3"]
+    assert "sits under aime" in why["table 1 (#1) row 3 col 4"]  # "Easy" under AIME 2024: a subset
+    got = {(c.model, c.benchmark_id): c for c in doc.candidates}
+    assert set(got) == {(m, b) for m in ("Llama-3-8B", "Qwen2-7B") for b in ("humaneval", "mmlu")}
+    he, mmlu = got[("Llama-3-8B", "humaneval")], got[("Llama-3-8B", "mmlu")]
+    assert (he.metric_id, dict(he.metric_params), he.unit) == ("pass_rate", {"k": 8}, "percent")
+    assert (mmlu.metric_id, dict(mmlu.setup), mmlu.value) == ("accuracy", {"shots": "5", "cot": "true"}, 66.6)

@@ -38,9 +38,10 @@ def test_the_refreshed_warehouse_holds_the_recorded_rows(real_warehouse: Path) -
 
 def test_a_refresh_records_the_view_decisions_once_for_the_warehouse_it_leaves(real_warehouse: Path) -> None:
     """The conflict and canonical-metric decisions of a refresh of two sources are recorded after
-    the last one, attributed to its run, and describe the warehouse the refresh leaves (the
-    digest's one intended change: GPQA Diamond's metric choice counts the models of both sources,
-    not of the first alone)."""
+    the last one and describe the warehouse the refresh leaves (the digest's one intended change:
+    GPQA Diamond's metric choice counts the models of both sources, not of the first alone). A
+    metric choice is the last run's; a conflict resolution is credited to the run that caused it,
+    the one that loaded the latest of its cell's candidates."""
     import duckdb
 
     con = duckdb.connect(str(real_warehouse), read_only=True)
@@ -50,11 +51,16 @@ def test_a_refresh_records_the_view_decisions_once_for_the_warehouse_it_leaves(r
         ).fetchone()[0]
         by_run = dict(
             con.execute(
-                "SELECT run_id, count(*) FROM curation_decision"
-                " WHERE kind IN ('conflict_resolution', 'canonical_metric') GROUP BY run_id"
+                "SELECT run_id, count(*) FROM curation_decision WHERE kind = 'canonical_metric' GROUP BY run_id"
             ).fetchall()
         )
-        assert by_run.keys() == {last_run} and by_run[last_run] > 100
+        assert by_run.keys() == {last_run} and by_run[last_run] > 10
+        credited = con.execute(
+            "SELECT d.run_id = (SELECT arg_max(c.run_id, c.run_started_at) FROM v_cell_candidates c"
+            "                   WHERE c.cell_id = json_extract_string(d.subject, '$.cell_id')), count(*)"
+            " FROM curation_decision d WHERE d.kind = 'conflict_resolution' GROUP BY 1"
+        ).fetchall()
+        assert dict(credited).get(True, 0) > 100 and False not in dict(credited)
         stale = con.execute(
             "SELECT count(*) FROM curation_decision d JOIN v_benchmark_metric bm"
             " ON bm.benchmark_id = json_extract_string(d.subject, '$.benchmark_id')"

@@ -105,7 +105,8 @@ def test_an_upgrade_that_fails_part_way_applies_none_of_its_migrations(
         con.execute(m.sql)
         con.execute("INSERT INTO _migrations (version, name, sha256) VALUES (?, ?, ?)", [m.version, m.name, m.sha256])
     con.close()
-    broken = replace(shipped[-1], sql=shipped[-1].sql + "\nSELECT * FROM no_such_table;")
+    # the last migration fails (a SQL one in place of the shipped, which may be a Python migration)
+    broken = replace(shipped[-1], sql="SELECT * FROM no_such_table;", kind="sql")
     monkeypatch.setattr(db_module, "migrations", lambda: [*shipped[:-1], broken])
     with pytest.raises(duckdb.CatalogException, match="no_such_table"):
         Warehouse.open(db)

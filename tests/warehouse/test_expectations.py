@@ -289,21 +289,66 @@ def test_a_clean_load_passes_and_commits_its_validation_results(wh: Warehouse, t
 
 
 def test_a_failing_checkpoint_rolls_the_load_back_and_records_why(wh: Warehouse, tmp_path: Path) -> None:
+    """A failure no row can be quarantined for (here a coverage check a person raised to an error,
+    which a new benchmark of one row fails) is the collection's: the load rolls back."""
+    wh.con.execute(
+        "INSERT INTO curation_setting (key, value, reason) VALUES"
+        " ('expectation_level:coverage.benchmark_has_at_least_5_rows', 'error', 'test')"
+    )
     before = wh.scalar("SELECT count(*) FROM evaluation")
-    result = load(wh, RawStore(tmp_path / "w.raw"), [record_for("org/old", 0.4, release_date="2014-03-01")])
+    result = load(wh, RawStore(tmp_path / "w.raw"), [record_for("org/old", 0.4, bench="lonely_bench")])
     assert result.status == "failed"
-    assert "expectation release_dates.release_date_not_before_2015 failed" in result.error
+    assert "expectation coverage.benchmark_has_at_least_5_rows failed" in result.error
     assert wh.scalar("SELECT count(*) FROM evaluation") == before
     assert wh.scalar("SELECT count(*) FROM evaluation WHERE run_id = ?", [result.run_id]) == 0
     assert wh.scalar("SELECT count(*) FROM score WHERE run_id = ?", [result.run_id]) == 0
     run = wh.con.execute("SELECT status, error FROM ingest_run WHERE run_id = ?", [result.run_id]).fetchone()
-    assert run[0] == "failed" and "release_dates.release_date_not_before_2015" in run[1]
+    assert run[0] == "failed" and "coverage.benchmark_has_at_least_5_rows" in run[1]
     # The validation results of the refused load survive its rollback.
     failed = wh.con.execute(
         "SELECT suite || '.' || expectation FROM validation_result WHERE run_id = ? AND NOT success",
         [result.run_id],
     ).fetchall()
-    assert failed == [("release_dates.release_date_not_before_2015",)]
+    assert failed == [("coverage.benchmark_has_at_least_5_rows",)]
+
+
+def test_a_release_date_before_2015_is_quarantined_alone_and_the_load_commits(wh: Warehouse, tmp_path: Path) -> None:
+    result = load(wh, RawStore(tmp_path / "w.raw"), [record_for("org/old", 0.4, release_date="2014-03-01")])
+    assert result.status == "partial", result.error
+    assert wh.scalar("SELECT count(*) FROM evaluation WHERE run_id = ?", [result.run_id]) == 1
+    assert wh.scalar("SELECT count(*) FROM score WHERE run_id = ?", [result.run_id]) == 1
+    (locator, stage, reason), *more = wh.con.execute(
+        "SELECT locator, stage, reason FROM quarantine WHERE run_id = ?", [result.run_id]
+    ).fetchall()
+    assert not more and stage == "validate" and "release_date '2014-03-01' is before 2015-01-01" in reason
+    assert locator == "load/0.json / model_info.additional_details.release_date"
+    assert wh.scalar("SELECT count(*) FROM release_date_evidence WHERE date < DATE '2015-01-01'") == 0
+    verdicts = wh.con.execute("SELECT bool_and(success) FROM validation_result WHERE run_id = ?", [result.run_id])
+    assert verdicts.fetchone()[0] is True
+
+
+def test_a_bad_row_the_warehouse_already_holds_is_quarantined_by_the_next_checkpoint(
+    wh: Warehouse, tmp_path: Path
+) -> None:
+    """A claim written before the loader refused such claims (or with the checkpoint skipped) would
+    fail every later load's checkpoint: the checkpoint moves it to quarantine instead, by name."""
+    base = wh.scalar("SELECT min(base_model_id) FROM model_config")
+    wh.con.execute(
+        "INSERT INTO release_date_evidence (evidence_id, base_model_id, date, precision, kind, source_key)"
+        " VALUES ('old-claim', ?, DATE '1900-01-01', 'day', 'aggregator_field', 'eee-c')",
+        [base],
+    )
+    result = load(wh, RawStore(tmp_path / "w.raw"), [record_for("org/new", 0.4)])
+    assert result.status == "completed", result.error
+    assert wh.scalar("SELECT count(*) FROM release_date_evidence WHERE evidence_id = 'old-claim'") == 0
+    (locator, stage, reason, payload), *more = wh.con.execute(
+        "SELECT locator, stage, reason, payload FROM quarantine WHERE run_id = ?", [result.run_id]
+    ).fetchall()
+    assert not more and (locator, stage) == ("release_date_evidence old-claim", "expectation")
+    assert reason.startswith("expectation release_dates.release_date_not_before_2015 failed")
+    assert "1900-01-01" in reason and json.loads(payload)["evidence_id"] == "old-claim"
+    verdicts = wh.con.execute("SELECT bool_and(success) FROM validation_result WHERE run_id = ?", [result.run_id])
+    assert verdicts.fetchone()[0] is True
 
 
 def test_a_renamed_model_keeps_both_rows_and_is_no_orphan(wh: Warehouse, tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 
 from evalhouse.analytics.data.pin import pin_of
 from evalhouse.analytics.items.compare import pareto
+from evalhouse.analytics.report.log_scale import log_axis, log_note, loggable
 from evalhouse.analytics.report.section import ReportSection
 
 TITLE = "Benchmark items: improvability, noise and welfare (paper 003)"
@@ -78,7 +79,10 @@ def section(con: duckdb.DuckDBPyConnection, writable: Any, welfare: Path | None 
     s = ReportSection(TITLE, "ok", intro=_intro(items))
     if fitted is not None:
         s.records.append((fitted.record_, {}, partial(_store, audit=fitted)))
-    s.figure(cost_noise_figure(items), "Marginal cost on the cheapest axis vs seed variance (kept items)")
+    caption = "Marginal cost on the cheapest axis vs seed variance (kept items)"
+    drawable = loggable(_kept(items)["marginal_cost"])
+    note = log_note(int(drawable.sum()), int((~drawable).sum()), "item(s)")
+    s.figure(cost_noise_figure(items), f"{caption}; {note}" if note else caption)
     s.figure(cheapest_axis_figure(items), "Cheapest training axis per benchmark (share of kept items)")
     if "w_auto" in items and items["w_auto"].notna().any():
         s.figure(welfare_figure(items), "Welfare landscape: w^auto vs w^aug, Pareto frontier outlined")
@@ -100,17 +104,27 @@ def _intro(items: pd.DataFrame) -> str:
     )
 
 
+def _kept(items: pd.DataFrame) -> pd.DataFrame:
+    """The items the cost/noise figure is about: not excluded by a rule."""
+    return items[items["excluded"].isna()]
+
+
 def cost_noise_figure(items: pd.DataFrame) -> Figure:
+    """Seed variance against marginal cost on a log axis; items whose cost a log axis cannot show
+    (0, negative, missing) are left out and counted in the figure."""
     fig = Figure(figsize=(6.5, 4.2))
     ax = fig.subplots()
-    kept = items[items["excluded"].isna() & items["marginal_cost"].notna()]
+    kept = _kept(items)
+    drawn = kept[loggable(kept["marginal_cost"])]
     for axis, colour in AXIS_COLOURS.items():
-        sub = kept[kept["cheapest_axis"] == axis]
-        ax.scatter(sub["marginal_cost"], sub["sigma2"], s=6, alpha=0.5, color=colour, label=f"cheapest: {axis}")
-    ax.set_xscale("log")
+        sub = drawn[drawn["cheapest_axis"] == axis]
+        if len(sub):
+            ax.scatter(sub["marginal_cost"], sub["sigma2"], s=6, alpha=0.5, color=colour, label=f"cheapest: {axis}")
+    log_axis(ax, "x", len(drawn), len(kept) - len(drawn), "item(s)")
     ax.set_xlabel("marginal cost c = kappa / beta ($ per unit of p)")
     ax.set_ylabel("seed variance sigma^2")
-    ax.legend(fontsize=8)
+    if len(drawn):
+        ax.legend(fontsize=8)
     return fig
 
 

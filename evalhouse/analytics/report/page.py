@@ -26,6 +26,7 @@ from evalhouse.analytics.report.equate import section as equate_section
 from evalhouse.analytics.report.factor import section as factor_section
 from evalhouse.analytics.report.section import ReportSection, Section
 from evalhouse.common import progress
+from evalhouse.common.staging import write_whole
 from evalhouse.version import __version__
 
 
@@ -94,9 +95,8 @@ def write_report(
         parts.extend(s.blocks)
     parts.append("</body></html>")
     output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
     page = "\n".join(parts)
-    output.write_text(page, encoding="utf-8")
+    write_whole(output, page)  # a full disk leaves the previous report, never half a page
     summary = {
         "output": str(output),
         "bytes": len(page.encode()),

@@ -46,9 +46,14 @@ class Evaluator:
     eval_library: str = "unknown"
     scale: str | None = None  # "percent" | "proportion": what the evaluator publishes
     metric: str | None = None  # a metric every one of its results is, whatever the card calls it
+    benchmarks: Mapping[str, str] = field(default_factory=dict)  # casefolded raw name -> the evaluator's own
 
     def matches(self, url: str | None) -> bool:
         return bool(url) and any(str(url).startswith(p) for p in self.url_prefixes)
+
+    def benchmark(self, raw: str) -> str:
+        """The evaluator's own name of a benchmark its results carry (the raw name otherwise)."""
+        return self.benchmarks.get(raw.casefold(), raw)
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,7 @@ def evaluators(raw: Sequence[Mapping[str, Any]]) -> tuple[Evaluator, ...]:
             eval_library=e.get("eval_library", "unknown"),
             scale=e.get("scale"),
             metric=e.get("metric"),
+            benchmarks={str(k).casefold(): str(v) for k, v in (e.get("benchmarks") or {}).items()},
         )
         for e in raw
     )
@@ -315,11 +321,13 @@ def _payload(claim: Claim) -> dict[str, Any]:
     }
 
 
-def result_dict(source_key: str, claim: Claim, scaled: Scaled, url: str) -> dict[str, Any]:
-    """The EEE ``evaluation_results`` entry of one scaled claim."""
+def result_dict(
+    source_key: str, claim: Claim, scaled: Scaled, url: str, evaluator: Evaluator | None = None
+) -> dict[str, Any]:
+    """The EEE ``evaluation_results`` entry of one scaled claim (named as its evaluator names it)."""
     return common.score_result(
         source_key=source_key,
-        dataset_name=claim.benchmark,
+        dataset_name=evaluator.benchmark(claim.benchmark) if evaluator is not None else claim.benchmark,
         url=claim.source_url or url,
         metric_id=scaled.metric_id,
         metric_name=claim.metric_type or claim.metric_name or scaled.metric_id,

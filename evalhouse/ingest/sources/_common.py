@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Callable, Mapping
 from datetime import date
 from functools import cache
@@ -73,6 +74,9 @@ def parse_number(value: Any, unit: str) -> float:
     """
     if isinstance(value, bool):
         raise CellError(f"value {value!r} is a boolean, not a number in unit {unit!r}")
+    if isinstance(value, int) and abs(value) > sys.float_info.max:  # 10^400: float() would overflow
+        digits = int(value.bit_length() * math.log10(2)) + 1  # str() refuses integers past 4,300 digits
+        raise CellError(f"value (an integer of about {digits} digits) does not fit a 64-bit float in unit {unit!r}")
     if isinstance(value, int | float):
         number = float(value)
     elif isinstance(value, str) and _NUMBER_RE.fullmatch(value.strip()):
@@ -126,6 +130,8 @@ def fact_text(value: Any) -> str | None:
         return None
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and abs(value) > sys.float_info.max:  # no float holds it, as for infinity
+        return None
     if isinstance(value, int | float):
         return repr(float(value)) if math.isfinite(value) else None
     text = str(value).strip()

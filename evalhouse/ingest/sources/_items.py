@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -22,6 +23,7 @@ from importlib import resources
 from typing import Any
 
 from evalhouse.common.yamls import load_yaml
+from evalhouse.ingest import budgets
 from evalhouse.ingest.fetch import FetchRequest
 from evalhouse.ingest.source import ParseError, SourceState
 from evalhouse.schema import items as S
@@ -73,9 +75,12 @@ def json_doc(body: bytes, what: str) -> Any:
 
 
 def jsonl(body: bytes, name: str) -> Iterator[tuple[int, dict[str, Any] | ParseFailure]]:
-    """``(line number, object)`` per non-blank line, or a ParseFailure naming file and line."""
-    for n, raw in enumerate(body.splitlines(), start=1):
-        if not raw.strip():
+    """``(line number, object)`` per non-blank line, or a ParseFailure naming file and line; a
+    line over the line budget is refused unread, a file over the samples budgets whole
+    (:mod:`evalhouse.ingest.budgets`: a :class:`~evalhouse.ingest.source.ParseError`)."""
+    for n, raw in budgets.lines(body, name):
+        if isinstance(raw, budgets.LongLine):
+            yield n, ParseFailure(f"{name}:{n}", raw.reason, raw.head)
             continue
         try:
             obj = json.loads(raw)
@@ -95,6 +100,8 @@ def as_float(value: Any) -> float | None:
     """A finite number from a number, a numeric string or a bool; else None."""
     if isinstance(value, bool):
         return 1.0 if value else 0.0
+    if isinstance(value, int) and abs(value) > sys.float_info.max:  # 10^400: float() would overflow
+        return None
     if isinstance(value, int | float):
         return float(value) if math.isfinite(value) else None
     if isinstance(value, str):

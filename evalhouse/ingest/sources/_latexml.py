@@ -53,6 +53,7 @@ class Cell:
     italic: bool = False
     markers: tuple[str, ...] = ()
     raw: str = ""
+    in_head: bool = False  # inside ``thead`` (LaTeXML's own guess; the header is found by content)
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,10 @@ def node_text(node: Tag) -> tuple[str, list[str]]:
             return
         if "ltx_note_outer" in classes or "ltx_note_content" in classes or el.name in ("script", "style"):
             return
+        if "ltx_tabular" in classes and el is not node:  # a cell that stacks its text in an inner tabular
+            lines = [_norm(node_text(tr)[0]) for tr in el.find_all(class_="ltx_tr") if _closest_tabular(tr) is el]
+            parts.append(" " + join_lines([line for line in lines if line]) + " ")
+            return
         if "ltx_note_mark" in classes or el.name == "sup" or "ltx_sup" in classes:
             mark = _norm(el.get_text(""))
             if mark:
@@ -119,6 +124,24 @@ def node_text(node: Tag) -> tuple[str, list[str]]:
         marks.extend(ch for ch in trailing.group(0) if ch in MARKER_CHARS)
         text = text[: trailing.start()].rstrip()
     return text, marks
+
+
+def join_lines(lines: list[str]) -> str:
+    """Lines a label was broken into, joined: a line ending or starting with a hyphen continues the
+    word ("OpenAI-o1" + "-preview", "Claude-3.5-" + "Sonnet-1022"), anything else takes a space."""
+    out = ""
+    for line in lines:
+        if not out:
+            out = line
+        elif out.endswith("-") or line.startswith("-"):
+            out += line
+        else:
+            out += " " + line
+    return out
+
+
+def _closest_tabular(node: Tag) -> Tag | None:
+    return node.find_parent(class_="ltx_tabular")
 
 
 def _has_class(node: Tag, *names: str) -> bool:
@@ -176,6 +199,7 @@ def grid_of(tabular: Tag) -> list[list[Cell | None]]:
                 italic=italic,
                 markers=tuple(marks),
                 raw=_norm(td.get_text(" ")),
+                in_head=in_head,
             )
             for dr in range(cell.rowspan):
                 while len(grid) <= r + dr:

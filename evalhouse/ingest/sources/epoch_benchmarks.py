@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from evalhouse.ingest.budgets import read_zip
 from evalhouse.ingest.fetch import FetchRequest
 from evalhouse.ingest.source import FetchMeta, ParseError, Recording, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
@@ -283,7 +284,8 @@ def _missing_members(members: list[tuple[str, bytes]], *, export: bool) -> Itera
 
 
 def _read_zip(body: bytes) -> list[tuple[str, bytes]]:
-    """Every CSV member, inflated and CRC-checked before anything is yielded.
+    """Every CSV member, inflated and CRC-checked before anything is yielded, within the archive
+    budgets (:mod:`evalhouse.ingest.budgets`: total bytes and lines, refused before inflating).
 
     Members are known by their file name (the export has kept them at the top level or in one
     folder); two members with one name in different folders are refused, never one picked.
@@ -294,32 +296,29 @@ def _read_zip(body: bytes) -> list[tuple[str, bytes]]:
                 (i for i in archive.infolist() if not i.is_dir() and i.filename.lower().endswith(".csv")),
                 key=lambda i: i.filename,
             )
-            if not infos:
-                raise ParseError(f"the Epoch zip holds no CSV files (members: {archive.namelist()[:10]})")
-            by_name: dict[str, list[str]] = {}
-            for info in infos:
-                by_name.setdefault(PurePosixPath(info.filename).name, []).append(info.filename)
-            twice = {name: paths for name, paths in by_name.items() if len(paths) > 1}
-            if twice:
-                name, paths = sorted(twice.items())[0]
-                raise ParseError(
-                    f"the Epoch zip holds {len(paths)} members named {name} in different folders ({', '.join(paths)});"
-                    f" which one is the export's is ambiguous, so the zip is refused ({len(twice)} such name(s))"
-                )
-            members = []
-            for info in infos:
-                if info.file_size > MAX_MEMBER_BYTES:
-                    raise ParseError(
-                        f"zip member {info.filename} inflates to {info.file_size} bytes (cap {MAX_MEMBER_BYTES})"
-                    )
-                members.append((PurePosixPath(info.filename).name, archive.read(info)))
-            return members
-    except ParseError:
-        raise
+            names = archive.namelist()[:10]
     except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, struct.error) as exc:
         raise ParseError(f"the Epoch zip is truncated or corrupt ({len(body)} bytes): {exc}") from exc
     except (NotImplementedError, RuntimeError, ValueError, OSError) as exc:  # encrypted member, odd method
         raise ParseError(f"the Epoch zip cannot be read ({len(body)} bytes): {exc}") from exc
+    if not infos:
+        raise ParseError(f"the Epoch zip holds no CSV files (members: {names})")
+    by_name: dict[str, list[str]] = {}
+    for info in infos:
+        by_name.setdefault(PurePosixPath(info.filename).name, []).append(info.filename)
+    twice = {name: paths for name, paths in by_name.items() if len(paths) > 1}
+    if twice:
+        name, paths = sorted(twice.items())[0]
+        raise ParseError(
+            f"the Epoch zip holds {len(paths)} members named {name} in different folders ({', '.join(paths)});"
+            f" which one is the export's is ambiguous, so the zip is refused ({len(twice)} such name(s))"
+        )
+    big = next((i for i in infos if i.file_size > MAX_MEMBER_BYTES), None)
+    if big is not None:
+        raise ParseError(f"zip member {big.filename} inflates to {big.file_size} bytes (cap {MAX_MEMBER_BYTES})")
+    order = {info.filename: n for n, info in enumerate(infos)}
+    members = read_zip(body, what="the Epoch zip", keep=lambda i: i.filename in order)
+    return [(PurePosixPath(name).name, data) for name, data in sorted(members, key=lambda m: order[m[0]])]
 
 
 def _read_rows(text: str, name: str) -> tuple[list[str], list[list[str]]]:

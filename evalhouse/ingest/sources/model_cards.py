@@ -268,7 +268,10 @@ def _repo_from_sources(found: Sequence[claims.Claim | ParseFailure]) -> str | No
     for claim in found:
         if not isinstance(claim, claims.Claim) or not claim.source_url:
             continue
-        query = parse_qs(urlsplit(claim.source_url).query).get("query", [""])[0].strip()
+        try:
+            query = parse_qs(urlsplit(claim.source_url).query).get("query", [""])[0].strip()
+        except ValueError:  # not a URL urllib can split (a bracketed host that is no address)
+            continue
         name = (claim.model_name or "").casefold()
         if REPO_ID_RE.match(query) and (not name or query.split("/")[1].casefold() == name):
             return query
@@ -327,7 +330,7 @@ def _records(
             if isinstance(scaled, ParseFailure):
                 yield scaled
             else:
-                results.append(claims.result_dict(SOURCE.key, claim, scaled, repo.card_url))
+                results.append(claims.result_dict(SOURCE.key, claim, scaled, repo.card_url, evaluator))
         if members and not results:
             continue
         model_info = _model_info(model_name, repo)

@@ -5,8 +5,12 @@
 metric, scale) into candidate rows, and each model row of a table becomes one EEE record whose
 results carry the table number, row, column, caption, cell text, header path, bold/underline and
 footnote marks. A table or cell whose meaning the text does not settle is refused with that
-locator - never guessed. Provenance is the arXiv id and version; the numbers are the authors'
-claims (tier 4), and who ran them is unknown (papers copy baselines from other papers).
+locator - never guessed. A benchmark the registry does not know is named by the paper's own header
+and registered provisionally when loaded (this source's kind is self-describing); an average column
+is a composite of its own table. Provenance is the arXiv id and version; the numbers are the
+authors' claims (tier 4), and who ran them is unknown (papers copy baselines from other papers)
+unless a column says so ("paper" / "ours": one record per model and provenance).
+See docs/sources-papers.md.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import FetchMeta, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import FetchMeta, ParseError, Recording, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
 from evalhouse.ingest.sources import _latexml as latexml
 from evalhouse.ingest.sources import _paper_quality as quality
@@ -41,13 +45,33 @@ SOURCE = SourceSpec(
     homepage="https://arxiv.org",
     default_urls=(),
     cadence="manual",
-    parser_version="papers/1",
+    parser_version="papers/2",
     collection="papers",
     description=(
         "Result tables of arXiv papers (LaTeXML HTML from arxiv.org/html or ar5iv): model x benchmark "
         "x metric x value with table, row, column and caption as the locator; the authors' own claims."
     ),
     licence="each paper's own licence (arXiv); the values are facts reported by the authors",
+    # Fetched on demand (``evalhouse ingest paper ID``): nothing to replay in a nightly mirror.
+    verified_on=Recording(
+        repository=(
+            "deep-diver/ai-paper-reviewer (content/paper-reviews/<arXiv id>/index.md: the arXiv LaTeXML "
+            "tables quoted whole; four papers at four commits, tests/fixtures/papers/SOURCE.md)"
+        ),
+        commit="8fcb3074b3455a4c634eba76b001734740d3c5e1",
+        recorded="2025-01-22",
+        licence="MIT (the site); each table under its paper's arXiv licence",
+        files=(
+            "fixtures:papers/recorded/2501.12948_table2.html",
+            "fixtures:papers/recorded/2501.12948_table5.html",
+            "fixtures:papers/recorded/2501.12948_table6.html",
+            "fixtures:papers/recorded/2502.11089_table1.html",
+            "fixtures:papers/recorded/2502.03387_table3.html",
+            "fixtures:papers/recorded/2503.10460_table2.html",
+            "fixtures:papers/recorded/2503.10460_table5.html",
+            "fixtures:papers/recorded/tables.csv",
+        ),
+    ),
 )
 
 _ID = r"(?P<id>\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?P<v>v\d+)?"
@@ -121,7 +145,7 @@ def read_document(html: str, url: str) -> Document:
     candidates: list[tables.Candidate] = []
     refusals: list[tables.Refusal] = []
     for table in found:
-        for item in tables.extract(table, RULES):
+        for item in tables.extract(table, RULES, scope=paper.label):
             (candidates if isinstance(item, tables.Candidate) else refusals).append(item)
     return Document(paper, candidates, refusals, len(found))
 
@@ -162,24 +186,27 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     doc = read_document(common.decode_text(body, "the arXiv HTML page"), meta.url)
     for refusal in doc.refusals:
         yield ParseFailure(f"{doc.paper.label} {refusal.locator}", refusal.reason, refusal.cell)
-    groups: dict[tuple[int, str], list[tables.Candidate]] = {}
+    groups: dict[tuple[int, str, str | None], list[tables.Candidate]] = {}
     for cand in doc.candidates:
-        groups.setdefault((cand.ordinal, cand.model), []).append(cand)
-    for (_ordinal, model), members in groups.items():
+        groups.setdefault((cand.ordinal, cand.model, cand.provenance), []).append(cand)
+    for (_ordinal, model, provenance), members in groups.items():
         first = members[0]
         locator = f"{doc.paper.label} table {first.table} (#{first.ordinal}) model {model!r}"
+        if provenance:
+            locator += f" ({provenance} column)"
+        row = {"paper": doc.paper.label, "table": first.table, "model": model}
         yield common.build_record(
             meta=meta,
-            source_metadata=_source_metadata(doc.paper),
+            source_metadata=_source_metadata(doc.paper, provenance),
             eval_library={"name": "unknown", "version": "unknown"},
             model_info=_model_info(first),
             results=[_result(doc.paper, c) for c in members],
             locator=locator,
-            payload=common.row_payload({"paper": doc.paper.label, "table": first.table, "model": model}),
+            payload=common.row_payload({**row, "provenance": provenance} if provenance else row),
         )
 
 
-def _source_metadata(paper: Paper) -> dict[str, Any]:
+def _source_metadata(paper: Paper, provenance: str | None = None) -> dict[str, Any]:
     details = {
         EVALUATED_BY: "unknown",
         ORIGINAL_SOURCE: paper.label,
@@ -189,6 +216,8 @@ def _source_metadata(paper: Paper) -> dict[str, Any]:
     }
     if paper.title:
         details["paper_title"] = paper.title
+    if provenance:
+        details["evalhouse.paper_column_provenance"] = f"{provenance}: {RULES.words.provenance.get(provenance, '')}"
     return {
         "source_name": SOURCE.name,
         "source_type": "documentation",
@@ -220,8 +249,13 @@ def _result(paper: Paper, cand: tables.Candidate) -> dict[str, Any]:
         "cell_text": cand.text,
         "header_path": " > ".join(cand.header_path),
         "benchmark_label": cand.benchmark_raw,
+        "evalhouse.benchmark_status": cand.benchmark_status,
+        "evalhouse.benchmark_decision": cand.benchmark_why,
+        "evalhouse.metric_decision": cand.metric_why,
         "evalhouse.scale_decision": cand.scale_why,
     }
+    if cand.provenance:
+        details["provenance"] = cand.provenance
     if cand.bold:
         details["bold"] = "true"
     if cand.underline:
@@ -251,5 +285,6 @@ def _result(paper: Paper, cand: tables.Candidate) -> dict[str, Any]:
         score=cand.value,
         uncertainty=cand.uncertainty,
         details=details,
-        setup={"shots": str(cand.shots)} if cand.shots is not None else None,
+        setup=dict(cand.setup) or None,
+        metric_parameters={k: str(v) for k, v in cand.metric_params.items()} or None,
     )

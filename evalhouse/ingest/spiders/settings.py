@@ -33,6 +33,19 @@ REDIRECT_MAX_TIMES = 5
 RETRY_ENABLED = True
 RETRY_TIMES = 3
 RETRY_HTTP_CODES = [429, 500, 502, 503, 504]
+# Scrapy's default retry exceptions but CannotResolveHostError (scrapy's wrapper of every DNS
+# failure): a name that does not resolve (no network) is not retried
+RETRY_EXCEPTIONS = [
+    "scrapy.exceptions.DownloadConnectionRefusedError",
+    "scrapy.exceptions.DownloadFailedError",
+    "scrapy.exceptions.DownloadTimeoutError",
+    "scrapy.exceptions.ResponseDataLossError",
+    "twisted.internet.error.ConnectionDone",
+    "twisted.internet.error.ConnectError",
+    "twisted.internet.error.ConnectionLost",
+    OSError,
+    "scrapy.core.downloader.handlers.http11.TunnelError",
+]
 
 COOKIES_ENABLED = False
 TELNETCONSOLE_ENABLED = False

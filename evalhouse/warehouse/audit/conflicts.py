@@ -7,6 +7,7 @@ from typing import Any
 import duckdb
 
 from evalhouse.warehouse.audit.model import resolve_benchmark, resolve_model_name
+from evalhouse.warehouse.audit.near_misses import near_misses
 from evalhouse.warehouse.audit.queries import rows
 from evalhouse.warehouse.audit.score import POLICY_RULES
 
@@ -20,7 +21,9 @@ def conflicts(
     limit: int = 1000,
 ) -> dict[str, Any]:
     """Cells with more than one candidate value (``benchmark`` and ``model`` are resolved as a user
-    types them; an unknown name is an input error with the closest names)."""
+    types them; an unknown name is an input error with the closest names). With ``model``, also the
+    near misses: cells of the same base model (on ``benchmark``, its family and its links) whose
+    sources did not meet, with the key parts that kept them apart."""
     benchmark_id = resolve_benchmark(con, benchmark) if benchmark else None
     configs = resolve_model_name(con, model).config_ids if model else [None]
     cells: list[dict[str, Any]] = []
@@ -33,13 +36,16 @@ def conflicts(
             disagreeing=disagreeing,
             limit=limit,
         )
-    policy = cells[0]["policy"] if cells else None
+    setting = con.execute("SELECT value FROM curation_setting WHERE key = 'conflict_policy'").fetchall()
+    policy = cells[0]["policy"] if cells else (setting[0][0] if setting else None)
     total = con.execute(
         "SELECT count(*), count(*) FILTER (WHERE disagreement) FROM v_scores_canonical WHERE n_candidates > 1"
         " AND ($1 IS NULL OR benchmark_id = $1)",
         [benchmark_id],
     ).fetchone() or (0, 0)
+    found = near_misses(con, configs, benchmark_id) if model else None
     return {
+        "near_misses": found,
         "benchmark": benchmark_id,
         "model": model,
         "policy": policy,

@@ -197,18 +197,29 @@ def _canonical(con: duckdb.DuckDBPyConnection, s: dict[str, Any]) -> dict[str, A
     chosen = set(cell["score_ids"] or [])
     for c in candidates:
         c["used"] = c["score_id"] in chosen
+        c["setup"] = as_json(c["setup"])
     return cell | {
         "used": s["score_id"] in chosen,
         "candidates": candidates,
         "rule": POLICY_RULES.get(cell["policy"], cell["policy"]),
+        "order": CANONICAL_ORDER,
     }
 
 
+#: The total order a cell's candidates are put in (v_scores_canonical); the first is used.
+CANONICAL_ORDER = (
+    "policy (the rows it allows first), then source tier (best first), then who ran it (a third party "
+    "that ran it itself, the benchmark's creators, the community, an unnamed runner, the model's "
+    "developer), then observation date (latest first), then the lowest score id (a tiebreak)"
+)
+
 POLICY_RULES = {
-    "prefer-independent": "prefer-independent: one independent row (best source tier, then the latest run); "
-    "a developer's own number only when no independent one exists; never an average",
-    "prefer-first-party": "prefer-first-party: one of the developer's rows when there is one, else of the others",
-    "prefer-tier": "prefer-tier: one row from the best source tier, then the latest run",
-    "latest": "latest: the most recently loaded row",
+    "prefer-independent": "prefer-independent: rows not reported by the model's developer first (the developer's "
+    "own number only when no other exists); then source tier, who ran it, observation date, lowest score id; "
+    "never an average",
+    "prefer-first-party": "prefer-first-party: the developer's own rows first; then source tier, who ran it, "
+    "observation date, lowest score id",
+    "prefer-tier": "prefer-tier: rows of the best source tier only; then who ran it, observation date, lowest score id",
+    "latest": "latest: the most recently observed row; then source tier, who ran it, lowest score id",
     "mean": "mean: the average of every candidate (chosen by a person with 'evalhouse curate policy mean')",
 }

@@ -2,7 +2,8 @@
 -- (migration 0080): the batch's canonical groups and setups are added once each under their
 -- content ids, then every score with the ids of its group and setup. The source row key (what a
 -- source row measured and cites: never the fetch time) is derived here from the record, group,
--- setup and score it names. The _batch_* relations are the batch's Arrow tables.
+-- setup and score it names (the macro source_row_key, migration 0090). The _batch_* relations are
+-- the batch's Arrow tables.
 INSERT OR IGNORE INTO score_group
 SELECT DISTINCT
     score_group_id(benchmark_raw, benchmark_id, subset, metric_raw, metric_id, raw_unit, unit, lower_is_better, steps),
@@ -37,10 +38,9 @@ SELECT
     s.score_id, s.fingerprint, r.evaluation_id, r.source_key, s.result_index, s.evaluation_result_id, g.group_id,
     c.setup_id, s.raw_value, s.value, s.stderr, s.ci_lower, s.ci_upper, s.ci_level, s.n_samples, s.uncertainty,
     s.llm_scoring,
-    substr(sha256(concat_ws(chr(31), r.source_key, r.source_model_id, r.source_model_name, r.config_id,
-                            g.benchmark_id, coalesce(g.subset, ''), g.metric_id, c.metric_params_key, c.setup_key,
-                            coalesce(r.original_source, ''), coalesce(r.original_source_url, ''),
-                            s.source_record_id, coalesce(s.evaluation_result_id, ''))), 1, 32)
+    source_row_key(r.source_key, r.source_model_id, r.source_model_name, r.config_id, g.benchmark_id, g.subset,
+                   g.metric_id, c.metric_params_key, c.setup_key, r.original_source, r.original_source_url,
+                   s.source_record_id, s.evaluation_result_id)
 FROM _batch_scores s
 JOIN _batch_records r ON r.i = s.rec
 JOIN groups g ON g.i = s.grp

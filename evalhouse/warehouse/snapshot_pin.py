@@ -64,6 +64,16 @@ def _sql(name: str) -> str:
     return read_sql("evalhouse.warehouse", name)
 
 
+def _new_folder(root: Path) -> Path:
+    """``root/<UTC time>``, or ``<UTC time>-2``, ``-3``… when a pin of the same second is there."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    target, n = root / stamp, 1
+    while target.exists():
+        n += 1
+        target = root / f"{stamp}-{n}"
+    return target
+
+
 def state_key(wh: Warehouse) -> str:
     """sha256 of what a snapshot of ``wh`` would hold: the row digests of every table it freezes
     and the facts its manifest states (versions, migrations, registry, runs, excluded tables).
@@ -96,7 +106,7 @@ def pin_snapshot(wh: Warehouse, store: RawStore, *, keep: int | None = KEEP_DEFA
     if found and _reusable(found[0][1], found[0][0]):
         folder, created, snapshot_id = Path(found[0][1]), False, found[0][0]
     else:
-        target = snapshots_dir(wh.path) / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        target = _new_folder(snapshots_dir(wh.path))
         sweep(target, any_target=True)  # what killed freezes left, whatever second they started in
         made = create_snapshot(wh, target, store, name=PIN_NAME)
         folder, created, snapshot_id = made.path, True, made.snapshot_id

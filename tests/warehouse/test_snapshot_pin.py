@@ -4,6 +4,7 @@ are pruned by --keep N, and nothing but pin folders is ever removed."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -78,6 +79,21 @@ def test_a_changed_warehouse_is_pinned_anew(db: Path) -> None:
     manifests = [json.loads((p / MANIFEST).read_text())["snapshot_id"] for p in (first.path, second.path)]
     assert manifests[0] != manifests[1]
     assert pin_warehouse(db).path == second.path  # and that state's pin is reused in turn
+
+
+def test_two_pins_in_the_same_second_get_two_folders(db: Path) -> None:
+    """A pin's folder is named for its UTC second; a folder of that name already there (a pin of
+    another state a moment before) gets a numbered sibling instead of an error."""
+    now = datetime.now(UTC)
+    taken = {(now + timedelta(seconds=s)).strftime("%Y%m%dT%H%M%SZ") for s in range(5)}
+    for name in taken:  # the folders of pins made in this second and the next few
+        (snapshots_dir(db) / name).mkdir(parents=True)
+        (snapshots_dir(db) / name / "note.txt").write_text("taken")
+    pin = pin_warehouse(db)
+    assert pin.created and pin.path.name not in taken
+    stamp, _, n = pin.path.name.partition("-")
+    assert stamp in taken and n == "2"
+    assert all((snapshots_dir(db) / name / "note.txt").read_text() == "taken" for name in taken)
 
 
 def test_a_copy_of_an_earlier_state_is_removed_and_the_register_keeps_the_earlier_folder(db: Path) -> None:

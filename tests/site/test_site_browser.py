@@ -121,7 +121,19 @@ def test_the_index_ranks_by_what_the_warehouse_knows_and_folds_derivatives(explo
     n = int(re.search(r"\d+", button.inner_text()).group())
     button.click()
     assert page.locator("#model-list tbody tr.derivative:visible").count() == n
-    # filters: one developer's models, then open weights only
+    # filters: one family's models, all of them (unfolded: a filter lists flat), from the warehouse
+    con = _con(explorer)
+    family, n_family = con.execute(
+        "SELECT b.family_id, count(DISTINCT b.base_model_id) FROM v_cell_candidates c"
+        " JOIN model_config mc USING (config_id) JOIN base_model b USING (base_model_id)"
+        " WHERE b.family_id IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1"
+    ).fetchone()
+    con.close()
+    page.fill("#f-family", family)
+    in_family = page.locator("#model-list tbody tr:visible")
+    assert in_family.count() == n_family > 10 and set(_data(in_family, "family")) == {family}
+    page.fill("#f-family", "")
+    # then one developer's models, then open weights only
     page.fill("#f-developer", "meta")
     dev = page.locator("#model-list tbody tr:visible")
     assert dev.count() > 5 and set(_data(dev, "developer")) == {"meta"}

@@ -102,7 +102,7 @@ def test_an_upgrade_that_fails_part_way_applies_none_of_its_migrations(
         " applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
     )
     for m in shipped[:-2]:
-        con.execute(m.sql)
+        m.apply(con)  # a SQL file as it is, a Python migration by its upgrade()
         con.execute("INSERT INTO _migrations (version, name, sha256) VALUES (?, ?, ?)", [m.version, m.name, m.sha256])
     con.close()
     # the last migration fails (a SQL one in place of the shipped, which may be a Python migration)

@@ -460,3 +460,23 @@ def _stream_delimited(result: Any, sep: str, *, raw: bool = False) -> int:
     for row in result.rows():
         write([cell(v) for v in row])
     return result.fetched
+
+
+KeepOption = Annotated[
+    int,
+    typer.Option(
+        "--keep",
+        min=1,
+        metavar="N",
+        help="Pins of the live warehouse to keep in <db>.snapshots/: the N used most recently stay, older pin "
+        "folders are removed (folders made by 'snapshot create' never are).",
+    ),
+]
+
+
+def print_pin(pin: Any) -> None:
+    """One line for a pin of the live warehouse (``snapshot_pin.Pin``), one more when old pins went."""
+    console.print(f"{'froze' if pin.created else 'reusing'} snapshot {pin.path}", highlight=False)
+    if pin.pruned:
+        names = ", ".join(p.name for p in pin.pruned)
+        console.print(f"removed {len(pin.pruned)} older pin(s) beyond --keep: {names}", highlight=False)

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from evalhouse.cli._analysis import RecordFlag, run, target, with_rules
-from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, guard, out
+from evalhouse.cli._common import DbOption, JsonFlag, KeepOption, SnapshotOption, guard, out, print_pin
 
 
 @with_rules()
@@ -42,6 +42,7 @@ def report(
         ),
     ] = None,
     record: RecordFlag = True,
+    keep: KeepOption = 5,
     json_out: JsonFlag = False,
 ) -> None:
     """Write a self-contained HTML report (figures embedded as PNG) of the analyses.
@@ -53,17 +54,21 @@ def report(
     item responses, the item audit (cost/noise, cheapest axis, welfare landscape; the newest
     stored 'analyze items' run, else fitted for the page; --welfare adds the welfare landscape;
     a snapshot holds no analysis results, so on one the audit is always fitted). Sections whose data is not in the
-    input say so instead of failing. Every fit behind a section is recorded.
+    input say so instead of failing. Every fit behind a section is recorded, with the section as drawn.
+
+    A section already recorded for the same input (snapshot id or warehouse-state id) by this version
+    of evalhouse, with its fits still recorded, is reused as it was drawn: only the missing ones are fitted.
 
     The page is pinned to a snapshot: --snapshot DIR, else the live warehouse is frozen first into
-    <db>.snapshots/ (an unchanged warehouse reuses its earlier snapshot, as 'evalhouse site' does);
+    <db>.snapshots/ (an unchanged warehouse reuses its earlier snapshot without writing, as
+    'evalhouse site' does; the --keep N pins used most recently stay, older pin folders are removed);
     --live skips the freeze and pins to the warehouse's content hash (warehouse-state:...).
     """
     from evalhouse.analytics import runs
 
     read, into = target(ctx, db, record)
     if snapshot is None and not live:
-        snapshot = _freeze(read)
+        snapshot = _freeze(read, keep)
     pinned = snapshot
 
     def call() -> Any:
@@ -72,19 +77,20 @@ def report(
     run(call, _print_report, json_out)
 
 
-def _freeze(path: Path) -> Path:
+def _freeze(path: Path, keep: int) -> Path:
     from evalhouse.warehouse.snapshot_pin import pin_warehouse
 
     with guard():
-        folder, created = pin_warehouse(path)
-    console.print(f"{'froze' if created else 'reusing'} snapshot {folder}", highlight=False)
-    return folder
+        pin = pin_warehouse(path, keep=keep)
+    print_pin(pin)
+    return pin.path
 
 
 def _print_report(summary: dict[str, Any]) -> None:
     out.print(f"wrote {summary['output']} ({summary['bytes']:,} bytes, {len(summary['sections'])} sections)")
     for section in summary["sections"]:
-        out.print(f"  {section['title']}: {section['status']}", highlight=False)
+        reused = " (as recorded for this input: nothing refitted)" if section.get("reused") else ""
+        out.print(f"  {section['title']}: {section['status']}{reused}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

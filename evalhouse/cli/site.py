@@ -7,7 +7,18 @@ from typing import Annotated
 
 import typer
 
-from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, db_path, emit_json, guard, out
+from evalhouse.cli._common import (
+    DbOption,
+    JsonFlag,
+    KeepOption,
+    SnapshotOption,
+    console,
+    db_path,
+    emit_json,
+    guard,
+    out,
+    print_pin,
+)
 
 
 def site(
@@ -16,8 +27,19 @@ def site(
     snapshot: SnapshotOption = None,
     analyses: Annotated[
         bool,
-        typer.Option("--analyses/--no-analyses", help="Run the report's analyses for the figures (about a minute)."),
+        typer.Option(
+            "--analyses/--no-analyses",
+            help="Show the report's analyses: as recorded for the snapshot, else fitted now (minutes).",
+        ),
     ] = True,
+    record: Annotated[
+        bool,
+        typer.Option(
+            "--record/--no-record",
+            help="Record the analyses fitted for the site (with the figures drawn) into the warehouse at --db.",
+        ),
+    ] = True,
+    keep: KeepOption = 5,
     db: DbOption = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -32,8 +54,13 @@ def site(
     Data Docs when 'evalhouse validate --docs' built them; "What's new": the run report the
     warehouse's last refresh wrote (as 'evalhouse changes' prints it). Tables sort on a click; every page is
     readable with JavaScript off. Without --snapshot the live warehouse is frozen first, into
-    <db>.snapshots/ (an unchanged warehouse reuses its earlier snapshot). The site is written
-    beside OUT_DIR and moved into place at the end: an interrupted build leaves nothing.
+    <db>.snapshots/ (an unchanged warehouse reuses its earlier snapshot without writing; the --keep N
+    pins used most recently stay, older pin folders are removed). The site is written beside OUT_DIR
+    and moved into place at the end: an interrupted build leaves nothing.
+
+    Analyses: the sections 'evalhouse report' or an earlier site recorded for the snapshot in the
+    warehouse at --db are shown as recorded (nothing is refitted); only the missing ones are fitted,
+    and recorded there (unless --no-record) so the next site of that snapshot reuses them.
     """
     from evalhouse.errors import InputError
     from evalhouse.pipeline.changes import read_latest
@@ -44,8 +71,9 @@ def site(
     path = db_path(ctx, db)
     with guard():
         if snapshot is None:
-            snapshot, created = pin_warehouse(path)
-            console.print(f"{'froze' if created else 'reusing'} snapshot {snapshot}", highlight=False)
+            pin = pin_warehouse(path, keep=keep)
+            print_pin(pin)
+            snapshot = pin.path
         docs = data_docs_index(path)
         try:
             changes = read_latest(path)
@@ -53,7 +81,12 @@ def site(
             console.print(f"[yellow]note:[/] the What's new page is left empty: {exc}", highlight=False)
             changes = None
         summary = build_site(
-            snapshot, out_dir, analyses=analyses, data_docs=docs.parent if docs else None, changes=changes
+            snapshot,
+            out_dir,
+            analyses=analyses,
+            data_docs=docs.parent if docs else None,
+            changes=changes,
+            record_into=path if record and path.exists() else None,
         )
     if json_out:
         emit_json(summary.as_dict())
@@ -61,7 +94,8 @@ def site(
     pages = ", ".join(f"{n:,} {kind}" for kind, n in summary.pages.items())
     out.print(f"site of snapshot {summary.snapshot_id} → {summary.out_dir}/index.html ({pages})", highlight=False)
     for section in summary.analyses:
-        out.print(f"  {section['title']}: {section['status']} ({section['figures']} figures)", highlight=False)
+        how = "as recorded, nothing refitted" if section["reused"] else "drawn now"
+        out.print(f"  {section['title']}: {section['status']} ({section['figures']} figures; {how})", highlight=False)
     if summary.data_docs:
         out.print(f"  Data Docs: {summary.out_dir / summary.data_docs}", highlight=False)
 

@@ -25,8 +25,10 @@ from evalhouse.common import progress
 from evalhouse.common.staging import staged_folder
 from evalhouse.common.urls import link_target
 from evalhouse.errors import InputError
-from evalhouse.site.data import SiteData, load
+from evalhouse.site import present
+from evalhouse.site.data import Board, SiteData, load
 from evalhouse.version import __version__
+from evalhouse.warehouse.audit.score import LOCATORS, POLICY_RULES
 from evalhouse.warehouse.snapshot import open_snapshot
 
 MARKER = ".evalhouse-site.json"
@@ -86,6 +88,15 @@ def environment() -> jinja2.Environment:
     env.filters["exact"] = _exact
     env.filters["count_fmt"] = lambda n: f"{int(n or 0):,}"
     env.filters["link_target"] = link_target  # http(s) only: any other stored URL is shown as text
+    env.filters["qualifiers"] = present.qualifiers
+    env.globals.update(
+        setup_parts=present.setup_parts,
+        setup_text=present.setup_text,
+        interval_of=present.interval,
+        step_text=present.step_text,
+        search_text=present.search_text,
+        policy_rules=POLICY_RULES,
+    )
     return env
 
 
@@ -117,12 +128,95 @@ def _family_links(data: SiteData) -> tuple[dict[str, list[str]], dict[str, list[
     return families, derived
 
 
+def _model_rows(data: SiteData) -> list[dict[str, Any]]:
+    """The index's rows (families grouped, :func:`present.index_rows`) with what search reads:
+    ``search`` (every name and configuration, as words) and ``names`` (the names an exact search
+    matches: the id, the id without its developer, the name)."""
+    rows = present.index_rows(data.base_models)
+    for row in rows:
+        base = row["base_model_id"]
+        configs = data.configurations.get(base, [])
+        row["search"] = present.search_text(
+            base,
+            row["name"],
+            row["developer_id"],
+            row["family_id"],
+            *(f"{c['config_id']} {c['name'] or ''}" for c in configs),
+        )
+        names = {
+            present.search_text(base),
+            present.search_text(base.split("/", 1)[-1]),
+            present.search_text(row["name"]),
+        }
+        row["names"] = "|".join(sorted(n for n in names if n))
+    return rows
+
+
+def _leaders(data: SiteData) -> dict[str, dict[str, Any]]:
+    return {bid: boards[0].cells[0] for bid, boards in data.boards.items() if boards[0].main and boards[0].cells}
+
+
+def _board_title(board: Board) -> str:
+    if board.subset:
+        return board.subset
+    setup = present.setup_text(board.setup, board.setup_key)
+    return " ".join(p for p in (board.metric_params_key, setup) if p) or "whole benchmark"
+
+
+def _benchmark_pages(w: _Writer, data: SiteData) -> None:
+    """A page per benchmark (its main board, or the list of its boards when it has none) and one
+    per other board (a subset, another setup)."""
+    families, derived = _family_links(data)
+    known = {b["benchmark_id"] for b in data.benchmarks}
+    for bench in data.benchmarks:
+        bid = bench["benchmark_id"]
+        family = [f for f in families.get(bench["family_id"], []) if f != bid] if bench["family_id"] else []
+        boards = data.boards.get(bid, [])
+        main = boards[0] if boards and boards[0].main else None
+        pages = [("benchmark", data.benchmark_page(bid), main)]
+        pages += [("board", data.board_page(b), b) for b in boards if b is not main]
+        for kind, rel, board in pages:
+            policy = board.cells[0]["policy"] if board is not None and board.cells else None
+            w.page(
+                kind,
+                rel,
+                "benchmark.html.j2",
+                bench=bench,
+                board=board,
+                board_title=_board_title(board) if board is not None else "",
+                others=[b for b in boards if b is not board],
+                chart=present.chart(board.cells) if board is not None else None,
+                policy_rule=POLICY_RULES.get(policy, policy or ""),
+                family=family,
+                derived=derived.get(bid, []),
+                known=known,
+            )
+
+
+def _decisions_of(data: SiteData) -> Any:
+    def decisions_of(score: dict[str, Any]) -> list[dict[str, Any]]:
+        keys = (
+            ("score", str(score["score_id"])),
+            ("cell", score["cell_id"]),
+            ("benchmark", score["benchmark_id"]),
+            ("metric", score["metric_id"]),
+        )
+        found = [d for key in keys for d in data.decisions.get(key, [])]
+        return sorted(found, key=lambda d: (d["created_at"], d["decision_id"]))
+
+    return decisions_of
+
+
 def _write_pages(w: _Writer, data: SiteData, sections: list[Any], note: str) -> None:
-    config_names = {
-        base: " ".join(f"{c['config_id']} {c['name'] or ''}" for c in configs)
-        for base, configs in data.configurations.items()
-    }
-    w.page("index", "index.html", "index.html.j2", config_names=config_names)
+    w.page(
+        "index",
+        "index.html",
+        "index.html.j2",
+        model_rows=_model_rows(data),
+        families=sorted({m["family_id"] for m in data.base_models if m["family_id"]}),
+        developers=sorted({m["developer_id"] for m in data.base_models if m["developer_id"]}),
+        leaders=_leaders(data),
+    )
     with progress.task("site: model pages", total=len(data.base_models)) as step:
         for model in data.base_models:
             base = model["base_model_id"]
@@ -136,29 +230,28 @@ def _write_pages(w: _Writer, data: SiteData, sections: list[Any], note: str) -> 
                 evidence=data.evidence.get(base, []),
             )
             step.advance()
-    families, derived = _family_links(data)
-    known = {b["benchmark_id"] for b in data.benchmarks}
-    for bench in data.benchmarks:
-        bid = bench["benchmark_id"]
-        family = [f for f in families.get(bench["family_id"], []) if f != bid] if bench["family_id"] else []
-        w.page(
-            "benchmark",
-            data.benchmark_page(bid),
-            "benchmark.html.j2",
-            bench=bench,
-            cells=data.cells.get(bid, []),
-            family=family,
-            derived=derived.get(bid, []),
-            known=known,
-        )
+    _benchmark_pages(w, data)
+    decisions_of = _decisions_of(data)
     with progress.task("site: audit pages", total=len(data.by_evaluation)) as step:
         for evaluation_id, scores in data.by_evaluation.items():
-            w.page("audit", data.audit_page(evaluation_id), "audit.html.j2", evaluation_id=evaluation_id, scores=scores)
+            first = scores[0]
+            w.page(
+                "audit",
+                data.audit_page(evaluation_id),
+                "audit.html.j2",
+                evaluation_id=evaluation_id,
+                scores=scores,
+                decisions_of=decisions_of,
+                record_decisions=data.decisions.get(("fingerprint", first["evaluation_fingerprint"]), []),
+                locators_note=LOCATORS,
+                evidence=data.evidence.get(first["base_model_id"], []),
+            )
             step.advance()
     validations = validation_pages(w.staging / DATA_DOCS_DIR) if w.common["data_docs"] else []
     w.page(
         "analyses", "analyses.html", "analyses.html.j2", sections=sections, analyses_note=note, validations=validations
     )
+    known = {b["benchmark_id"] for b in data.benchmarks}
     w.page("whats-new", "whats-new.html", "whats_new.html.j2", known=known)
 
 
@@ -199,19 +292,21 @@ def _copy_static(staging: Path, data_docs: Path | None) -> str | None:
     return f"{DATA_DOCS_DIR}/index.html"
 
 
-def build_site(
+def build_site(  # noqa: PLR0913 - the options after the two folders are keyword-only
     snapshot_dir: str | os.PathLike[str],
     out_dir: str | os.PathLike[str],
     *,
     analyses: bool = True,
     data_docs: str | os.PathLike[str] | None = None,
     changes: dict[str, Any] | None = None,
+    record_into: str | os.PathLike[str] | None = None,
 ) -> SiteSummary:
     """Build the explorer of the snapshot at ``snapshot_dir`` into ``out_dir``.
 
-    The snapshot is verified first (a corrupted one is refused). ``analyses`` runs the report's
-    analyses on the snapshot and puts their figures on the Analyses page (the slow part: about a
-    minute on the Artificial Analysis and Epoch snapshots). ``data_docs``: a built
+    The snapshot is verified first (a corrupted one is refused). ``analyses`` puts the report's
+    sections on the Analyses page: those recorded for this snapshot in the warehouse
+    ``record_into`` as recorded, the others fitted now (the slow part: minutes on the Artificial
+    Analysis and Epoch data) and recorded there when it exists. ``data_docs``: a built
     great-expectations Data Docs folder (``evalhouse validate --docs``) to copy in and link.
     ``changes``: the warehouse's last run report (:func:`evalhouse.pipeline.changes.read_latest`),
     shown on the "What's new" page.
@@ -223,7 +318,7 @@ def build_site(
     con = open_snapshot(snapshot_dir)
     try:
         data = load(con)
-        sections = analysis_sections(con) if analyses else []
+        sections = analysis_sections(con, Path(record_into) if record_into else None) if analyses else []
     finally:
         con.close()
     _check_target(out_dir)  # again: it may have changed while the analyses ran
@@ -238,7 +333,13 @@ def build_site(
         _write_pages(writer, data, sections, note)
         summary = SiteSummary(out_dir, data.snapshot["snapshot_id"], dict(writer.pages), data_docs=docs)
         summary.analyses = [
-            {"title": s.title, "status": s.status, "figures": sum("<img" in b for b in s.blocks)} for s in sections
+            {
+                "title": s.title,
+                "status": s.status,
+                "figures": sum("<img" in b for b in s.blocks),
+                "reused": s.reused_from is not None,
+            }
+            for s in sections
         ]
         (staging / MARKER).write_text(json.dumps(summary.as_dict(), indent=2) + "\n", encoding="utf-8")
     return summary

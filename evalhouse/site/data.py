@@ -36,6 +36,28 @@ def page_name(kind: str, ident: str) -> str:
 
 
 @dataclass
+class Board:
+    """One leaderboard of a benchmark: its cells on the canonical metric for one subset x metric
+    parameters x setup, best first (``rank`` with ties)."""
+
+    benchmark_id: str
+    subset: str | None
+    metric_params_key: str
+    setup_key: str
+    main: bool  # the benchmark's own board: the whole benchmark, in the setup most models have
+    cells: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return "\x1f".join((self.benchmark_id, self.subset or "", self.metric_params_key, self.setup_key))
+
+    @property
+    def setup(self) -> str | None:
+        """The setup of the board's cells as JSON (every cell of a board has the same setup)."""
+        return next((c["setup"] for c in self.cells if c.get("setup")), None)
+
+
+@dataclass
 class SiteData:
     """Rows for every page, grouped the way the pages use them."""
 
@@ -48,6 +70,9 @@ class SiteData:
     scores: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by base model
     by_evaluation: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     cells: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by benchmark
+    boards: dict[str, list[Board]] = field(default_factory=dict)  # by benchmark, its main board first
+    candidates: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by cell, cells of 2+ rows
+    decisions: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (about, key)
     evidence: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by base model
     score_pages: dict[int, str] = field(default_factory=dict)  # score id -> audit page#anchor
 
@@ -56,6 +81,10 @@ class SiteData:
 
     def benchmark_page(self, benchmark_id: str) -> str:
         return page_name("benchmarks", benchmark_id)
+
+    def board_page(self, board: Board) -> str:
+        """The main board is the benchmark's page; every other board has a page of its own."""
+        return self.benchmark_page(board.benchmark_id) if board.main else page_name("boards", board.key)
 
     def audit_page(self, evaluation_id: str) -> str:
         return page_name("audit", evaluation_id)
@@ -66,6 +95,23 @@ def _group(rows: list[dict[str, Any]], key: str) -> dict[str, list[dict[str, Any
     for row in rows:
         grouped[row[key]].append(row)
     return dict(grouped)
+
+
+def boards_of(cells: list[dict[str, Any]]) -> dict[str, list[Board]]:
+    """The boards of each benchmark (cells arrive ordered by benchmark, board and rank): the main
+    board first, then the others by subset, metric parameters and setup."""
+    boards: dict[str, dict[tuple[str, str, str], Board]] = defaultdict(dict)
+    for c in cells:
+        key = (c["subset_key"], c["metric_params_key"], c["setup_key"])
+        board = boards[c["benchmark_id"]].get(key)
+        if board is None:
+            board = Board(c["benchmark_id"], c["subset"], c["metric_params_key"], c["setup_key"], bool(c["main_board"]))
+            boards[c["benchmark_id"]][key] = board
+        board.cells.append(c)
+    return {
+        bid: sorted(found.values(), key=lambda b: (not b.main, b.subset or "", b.metric_params_key, b.setup_key))
+        for bid, found in boards.items()
+    }
 
 
 def load(con: duckdb.DuckDBPyConnection) -> SiteData:
@@ -90,6 +136,12 @@ def load(con: duckdb.DuckDBPyConnection) -> SiteData:
     for row in (*scores, *cells):
         row["decided_by"], row["decision"] = decided.get(row["cell_id"], (None, None))
     data.cells = _group(cells, "benchmark_id")
+    data.boards = boards_of(cells)
+    data.candidates = _group(records(con, "site_cell_candidates.sql"), "cell_id")
+    decisions: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for d in records(con, "site_decisions.sql"):
+        decisions[(d["about"], d["subject_key"])].append(d)
+    data.decisions = dict(decisions)
     data.evidence = _group(records(con, "site_release_evidence.sql"), "base_model_id")
     return data
 

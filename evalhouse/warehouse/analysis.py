@@ -5,6 +5,10 @@ fitted on what: class, parameters, input hash, snapshot id. The result tables
 (``analysis_quantity``, ``analysis_theta``, ``analysis_curve``, ``analysis_loading``,
 ``analysis_factor_grid``) hold its numbers keyed by the run's id, so a figure in a report can be
 traced to the exact fit and snapshot that produced it.
+
+A report section is recorded as it was drawn (``analysis_section``: its HTML and figures, the ids
+of the fits behind it), keyed by the pin of its input, so the report and the explorer of the same
+snapshot show it again without fitting (:func:`recorded_sections`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from evalhouse.common.resources import read_sql
 from evalhouse.schema.analysis import AnalysisRecord
 from evalhouse.warehouse.insert import insert_rows
 
@@ -73,3 +78,58 @@ def _plain(row: dict[str, Any]) -> dict[str, Any]:
 def _scalar(value: Any) -> Any:
     plain = value.item() if hasattr(value, "item") else value
     return None if isinstance(plain, float) and math.isnan(plain) else plain
+
+
+def record_section(  # noqa: PLR0913 - the columns of one row
+    con: duckdb.DuckDBPyConnection,
+    *,
+    pin: str,
+    section: str,
+    options_key: str,
+    evalhouse_version: str,
+    title: str,
+    status: str,
+    intro: str,
+    blocks: list[str],
+    analysis_ids: list[str],
+) -> None:
+    """Store one report section as drawn, citing the analysis runs behind it (recorded first)."""
+    con.execute(
+        read_sql("evalhouse.warehouse", "analysis_section_record.sql"),
+        {
+            "pin": pin,
+            "section": section,
+            "options_key": options_key,
+            "evalhouse_version": evalhouse_version,
+            "title": title,
+            "status": status,
+            "intro": intro,
+            "blocks": json.dumps(blocks),
+            "analysis_ids": json.dumps(analysis_ids),
+        },
+    )
+
+
+def recorded_sections(
+    con: duckdb.DuckDBPyConnection, *, pin: str, options_key: str, evalhouse_version: str
+) -> dict[str, dict[str, Any]]:
+    """The sections recorded for ``pin`` by ``evalhouse_version`` whose fits are all still recorded,
+    by section key (``{"title", "status", "intro", "blocks", "analysis_ids"}``); ``{}`` when the
+    warehouse predates the table."""
+    try:
+        cursor = con.execute(
+            read_sql("evalhouse.warehouse", "analysis_sections_recorded.sql"),
+            {"pin": pin, "options_key": options_key, "evalhouse_version": evalhouse_version},
+        )
+    except duckdb.CatalogException:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for section, title, status, intro, blocks, ids in cursor.fetchall():
+        out[section] = {
+            "title": title,
+            "status": status,
+            "intro": intro,
+            "blocks": json.loads(blocks),
+            "analysis_ids": json.loads(ids),
+        }
+    return out

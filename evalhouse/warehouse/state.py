@@ -34,12 +34,17 @@ def state_id(con: duckdb.DuckDBPyConnection) -> str:
         for (name,) in con.execute(read_sql("evalhouse.warehouse", "state_tables.sql")).fetchall()
         if not name.startswith(SKIPPED_PREFIXES) and name not in SKIPPED_TABLES
     ]
+    return PREFIX + tables_digest(con, tables)[:24]
+
+
+def tables_digest(con: duckdb.DuckDBPyConnection, tables: list[str]) -> str:
+    """sha256 (hex) over ``tables`` in the order given: each one's name, row count and row digests."""
     digest = hashlib.sha256()
     for name in tables:
         q = _quote(name)
         count, xor, total = con.execute(
             f"SELECT count(*), coalesce(bit_xor(hash(t)), 0), coalesce(sum(hash(t)::HUGEINT) % 18446744073709551616, 0)"
             f" FROM {q} AS t"
-        ).fetchone()
+        ).fetchall()[0]  # fetched whole: a half-read result would block the connection's next query
         digest.update(f"{name}\t{count}\t{xor}\t{total}\n".encode())
-    return PREFIX + digest.hexdigest()[:24]
+    return digest.hexdigest()

@@ -156,7 +156,9 @@ def test_each_refresh_writes_its_report_beside_the_warehouse(nights, night1, nig
     assert second.exit_code == 0, second.output
     c = json.loads(nights.cli("changes", "--json").stdout)["sources"][0]["changes"]
     reports = reports_dir(nights.db)
-    dated = sorted(p for p in reports.glob("refresh-*.json"))
+    # in the order written: refresh-<UTC second>.json, then -2, -3… for more in the same second
+    parts = lambda p: [*p.stem.split("-"), "1"]  # noqa: E731 - refresh, stamp, n (1 when unnumbered)
+    dated = sorted(reports.glob("refresh-*.json"), key=lambda p: (parts(p)[1], int(parts(p)[2])))
     assert len(dated) == 2
     latest = json.loads((reports / LATEST).read_text())
     assert latest == json.loads(dated[-1].read_text())

@@ -2,12 +2,13 @@
 
 The section reads the newest stored item audit (``analysis_item``, written by 'evalhouse analyze
 items'); when there is none but the warehouse holds item responses it fits one (200 bootstrap
-replicates) and stores it when the warehouse is writable. Without item-level data it says how to
-get some instead of failing the report.
+replicates) and stores it when the warehouse is writable, else carries the fit's record for the
+report's run to store. Without item-level data it says how to get some instead of failing the report.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from evalhouse.analytics.data.pin import pin_of
 from evalhouse.analytics.items.compare import pareto
 from evalhouse.analytics.report.log_scale import log_axis, log_note, loggable
 from evalhouse.analytics.report.section import ReportSection
@@ -41,23 +43,32 @@ def _has_responses(con: duckdb.DuckDBPyConnection) -> bool:
         return False
 
 
+def _store(wcon: duckdb.DuckDBPyConnection, audit: Any) -> None:
+    from evalhouse.analytics.items.api import store_audit  # noqa: PLC0415 - as in section()
+
+    store_audit(wcon, audit)
+
+
 def section(con: duckdb.DuckDBPyConnection, writable: Any, welfare: Path | None = None) -> ReportSection:
     """The item section of ``con``: the newest stored audit, else one fitted here (stored into
     ``writable`` when given). ``welfare`` (a WORKBank-format folder, as for 'analyze items
     --welfare') scores the items for the welfare landscape; an audit is then fitted here."""
     items = pd.DataFrame() if welfare is not None else _latest(con)
+    fitted = None  # an audit fitted here and stored by no one yet
     if items.empty and _has_responses(con):
         from evalhouse.analytics.items.api import store_audit  # noqa: PLC0415 - the report section loads the audit only when drawn
         from evalhouse.analytics.items.audit import ItemAudit  # noqa: PLC0415 - the report section loads the audit only when drawn
         from evalhouse.analytics.items.engine import DuckDBEngine  # noqa: PLC0415 - the report section loads the audit only when drawn
         from evalhouse.analytics.items.landscape import add_welfare  # noqa: PLC0415 - the report section loads the audit only when drawn
 
-        audit = ItemAudit(n_boot=200).fit(DuckDBEngine(con))
+        audit = ItemAudit(n_boot=200).fit(DuckDBEngine(con), snapshot_id=pin_of(con))
         if welfare is not None:
             add_welfare(audit, welfare)
         if writable is not None:
             with writable.transaction() as wcon:
                 store_audit(wcon, audit)
+        else:
+            fitted = audit
         items = audit.items_
     if items.empty:
         return ReportSection(
@@ -66,6 +77,8 @@ def section(con: duckdb.DuckDBPyConnection, writable: Any, welfare: Path | None 
             "eee-instances, panel-csv) or run 'evalhouse simulate-panel', then 'evalhouse analyze items'",
         )
     s = ReportSection(TITLE, "ok", intro=_intro(items))
+    if fitted is not None:
+        s.records.append((fitted.record_, {}, partial(_store, audit=fitted)))
     caption = "Marginal cost on the cheapest axis vs seed variance (kept items)"
     drawable = loggable(_kept(items)["marginal_cost"])
     note = log_note(int(drawable.sum()), int((~drawable).sum()), "item(s)")

@@ -2,13 +2,15 @@
 
 A section is a function ``con -> ReportSection``; it fits what it needs on the read-only input and
 returns HTML with its figures and the records of its fits (which
-:func:`evalhouse.analytics.runs.report` stores). A section whose data is not present returns a
-short explanation instead of failing the report.
+:func:`evalhouse.analytics.runs.report` stores, with the section as drawn). A section whose data is
+not present returns a short explanation instead of failing the report. :func:`build_sections`
+takes the sections already recorded for the input and fits only the others.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,14 +30,32 @@ from evalhouse.common.staging import write_whole
 from evalhouse.version import __version__
 
 
-def sections(*, welfare: Path | None = None) -> list[Section]:
-    """The report's sections in page order; ``welfare`` feeds the item section's welfare landscape."""
+def sections(*, welfare: Path | None = None) -> list[tuple[str, Section]]:
+    """The report's sections in page order, each with its key; ``welfare`` feeds the item
+    section's welfare landscape."""
 
     def items(con: duckdb.DuckDBPyConnection) -> ReportSection:
         # the report reads a snapshot (read-only): an audit fitted here is shown, not stored
         return items_section(con, None, welfare=welfare)
 
-    return [factor_section, equate_section, items]
+    return [("factor", factor_section), ("equate", equate_section), ("items", items)]
+
+
+def build_sections(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    welfare: Path | None = None,
+    recorded: Mapping[str, ReportSection] | None = None,
+) -> list[ReportSection]:
+    """Every section in page order: the ones in ``recorded`` (by key) as they are, the others
+    fitted on ``con`` now."""
+    makers = sections(welfare=welfare)
+    built = []
+    for key, make in progress.each(makers, "report: sections", total=len(makers), note=lambda m: m[0]):
+        section = (recorded or {}).get(key) or make(con)
+        section.key = key
+        built.append(section)
+    return built
 
 
 STYLE = """
@@ -49,11 +69,15 @@ td, th { border: 1px solid #ddd; padding: .25em .6em; text-align: right; } th { 
 
 
 def write_report(
-    con: duckdb.DuckDBPyConnection, output: Path, *, welfare: Path | None = None
+    con: duckdb.DuckDBPyConnection,
+    output: Path,
+    *,
+    welfare: Path | None = None,
+    recorded: Mapping[str, ReportSection] | None = None,
 ) -> tuple[dict[str, Any], list[ReportSection]]:
-    """Run every section and write one self-contained page; returns a summary and the sections."""
-    makers = sections(welfare=welfare)
-    built = [make(con) for make in progress.each(makers, "report: sections", total=len(makers))]
+    """Draw every section (``recorded`` ones as they were recorded) and write one self-contained
+    page; returns a summary and the sections."""
+    built = build_sections(con, welfare=welfare, recorded=recorded)
     snapshot = pin_of(con)
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>evalhouse report</title>",
@@ -78,7 +102,13 @@ def write_report(
         "bytes": len(page.encode()),
         "snapshot_id": snapshot,
         "sections": [
-            {"title": s.title, "status": s.status, "figures": sum("<img" in b for b in s.blocks)} for s in built
+            {
+                "title": s.title,
+                "status": s.status,
+                "figures": sum("<img" in b for b in s.blocks),
+                "reused": s.reused_from is not None,
+            }
+            for s in built
         ],
     }
     return summary, built

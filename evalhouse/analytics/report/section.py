@@ -24,6 +24,9 @@ class ReportSection:
     # the fits behind the section, recorded by evalhouse.analytics.runs.report:
     # (record, result rows, what else to write in the same transaction or None)
     records: list[tuple[AnalysisRecord, dict[str, Any], Callable[[Any], None] | None]] = field(default_factory=list)
+    key: str = ""  # the section's name in the report (``page.sections``), under which it is recorded
+    # a section read back as it was recorded (nothing fitted): the analysis runs behind it
+    reused_from: list[str] | None = None
 
     def figure(self, fig: Figure, caption: str) -> None:
         buf = io.BytesIO()

@@ -1,24 +1,101 @@
-// evalhouse explorer: search the index lists, sort any table by a column. Pages are complete
-// without this script; it only filters and reorders rows that are already there.
+// evalhouse explorer: search and filter the index, fold a family's derivatives, sort any table by
+// a column. Pages are complete without this script; it only hides, shows and reorders rows that
+// are already there.
 (function () {
   "use strict";
-  var q = document.getElementById("q");
-  if (q) {
-    var hits = document.getElementById("hits");
-    var filter = function () {
-      var words = q.value.toLowerCase().split(/\s+/).filter(Boolean);
-      var shown = 0;
-      document.querySelectorAll("table.searchable tbody tr").forEach(function (row) {
-        var text = row.getAttribute("data-search") || row.textContent.toLowerCase();
-        var ok = words.every(function (w) { return text.indexOf(w) >= 0; });
-        row.hidden = !ok;
-        if (ok) { shown += 1; }
+  // the same words as the site's search_text: -, _, /, spaces and the like separate words
+  var words = function (text) {
+    return text.toLowerCase().split(/[\s\-_/|=:,;()]+/).filter(Boolean);
+  };
+  var $ = function (id) { return document.getElementById(id); };
+  var q = $("q");
+  var models = $("model-list");
+  if (q && models) {
+    var hits = $("hits");
+    var body = models.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);  // the index's own order: families grouped
+    var open = {};  // families whose derivatives are unfolded (by family id)
+    var filters = ["f-family", "f-developer", "f-from", "f-to", "f-open"].map($);
+    // a fold button on the first row of the line each family's derivatives follow
+    rows.forEach(function (head) {
+      var family = head.getAttribute("data-fold-head");
+      if (family === null) { return; }
+      var n = head.getAttribute("data-folded");
+      var label = function () { return (open[family] ? "− " : "+ ") + n + " derivative" + (n === "1" ? "" : "s"); };
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "fold";
+      button.setAttribute("aria-expanded", "false");
+      button.title = "models of the " + family + " family by other developers";
+      button.textContent = label();
+      button.addEventListener("click", function () {
+        open[family] = !open[family];
+        button.setAttribute("aria-expanded", open[family] ? "true" : "false");
+        button.textContent = label();
+        update();
       });
-      hits.textContent = words.length ? shown + " match" + (shown === 1 ? "" : "es") : "";
+      head.querySelector("td.model-cell").appendChild(button);
+    });
+    var month = function (value) { return value ? value + "-00" : ""; };
+    var passes = function (row, f) {
+      var date = row.getAttribute("data-date");
+      return (!f.family || row.getAttribute("data-family") === f.family) &&
+        (!f.developer || row.getAttribute("data-developer") === f.developer) &&
+        (!f.from || (date && date >= month(f.from))) &&
+        (!f.to || (date && date.slice(0, 7) <= f.to)) &&
+        (!f.open || row.getAttribute("data-open") === f.open);
     };
-    q.addEventListener("input", filter);
+    // 0 an exact name; 1 an own release whose name starts with the query, 2 one containing it;
+    // 3, 4 the same for derivatives; -1 no match
+    var tier = function (row, query, tokens) {
+      var text = row.getAttribute("data-search");
+      if (!tokens.every(function (t) { return text.indexOf(t) >= 0; })) { return -1; }
+      var names = row.getAttribute("data-names").split("|");
+      if (names.indexOf(query) >= 0) { return 0; }
+      var starts = names.some(function (n) { return n.indexOf(query) === 0; });
+      var official = row.getAttribute("data-official") === "1";
+      return (official ? 1 : 3) + (starts ? 0 : 1);
+    };
+    var update = function () {
+      var tokens = words(q.value);
+      var query = tokens.join(" ");
+      var f = {
+        family: filters[0].value.trim(), developer: filters[1].value.trim(),
+        from: filters[2].value, to: filters[3].value, open: filters[4].value
+      };
+      var filtering = Object.keys(f).some(function (k) { return f[k]; });
+      var shown = [];
+      rows.forEach(function (row) {
+        var t = tokens.length ? tier(row, query, tokens) : 1;
+        var ok = t >= 0 && passes(row, f);
+        if (ok && !tokens.length && !filtering && row.classList.contains("derivative")) {
+          ok = !!open[row.getAttribute("data-fold")];  // browsing: derivatives stay folded
+        }
+        row.hidden = !ok;
+        if (ok) { shown.push({ row: row, tier: t, rank: +row.getAttribute("data-rank") }); }
+      });
+      models.classList.toggle("searching", !!(tokens.length || filtering));
+      if (tokens.length || filtering) {  // a flat list, best match first
+        shown.sort(function (a, b) { return a.tier - b.tier || a.rank - b.rank; });
+        shown.forEach(function (s) { body.appendChild(s.row); });
+      } else {
+        rows.forEach(function (r) { body.appendChild(r); });
+      }
+      document.querySelectorAll("table.searchable:not(#model-list) tbody tr").forEach(function (row) {
+        var text = row.getAttribute("data-search") || row.textContent.toLowerCase();
+        row.hidden = !tokens.every(function (t) { return text.indexOf(t) >= 0; });
+      });
+      hits.textContent = tokens.length || filtering ? shown.length + " model" + (shown.length === 1 ? "" : "s") : "";
+    };
+    q.addEventListener("input", update);
+    filters.forEach(function (el) { el.addEventListener("input", update); el.addEventListener("change", update); });
+    $("f-clear").addEventListener("click", function () {
+      filters.forEach(function (el) { el.value = ""; });
+      update();
+    });
     var initial = new URLSearchParams(window.location.search).get("q");
-    if (initial) { q.value = initial; filter(); }
+    if (initial) { q.value = initial; }
+    update();
   }
   var key = function (cell) {
     var raw = cell.getAttribute("data-sort");

@@ -47,10 +47,10 @@ def section(con: duckdb.DuckDBPyConnection, writable: Any, welfare: Path | None 
     --welfare') scores the items for the welfare landscape; an audit is then fitted here."""
     items = pd.DataFrame() if welfare is not None else _latest(con)
     if items.empty and _has_responses(con):
-        from evalhouse.analytics.items.api import store_audit  # noqa: PLC0415 - the report section loads the audit only when drawn
         from evalhouse.analytics.items.audit import ItemAudit  # noqa: PLC0415 - the report section loads the audit only when drawn
         from evalhouse.analytics.items.engine import DuckDBEngine  # noqa: PLC0415 - the report section loads the audit only when drawn
         from evalhouse.analytics.items.landscape import add_welfare  # noqa: PLC0415 - the report section loads the audit only when drawn
+        from evalhouse.analytics.items.store import store_audit  # noqa: PLC0415 - the report section loads the audit only when drawn
 
         audit = ItemAudit(n_boot=200).fit(DuckDBEngine(con))
         if welfare is not None:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from evalhouse.common.jsonable import dumps
 from evalhouse.common.resources import read_sql
 from evalhouse.errors import InputError, NotFound
-from evalhouse.ingest.catalog import catalog
+from evalhouse.ingest.catalog import get_source, source_keys
 from evalhouse.pipeline.boards import DEFAULT_TOLERANCE, Board, compare, run_board
 
 if TYPE_CHECKING:
@@ -190,9 +190,12 @@ def changes(
     if tolerance < 0:
         raise InputError(f"--tolerance {tolerance} is negative: give a share of a value's magnitude, e.g. 0.001")
     since = since or Since()
-    modules = catalog()
+    known = set(source_keys())  # each source's module is imported only when its window is read
     found = [w for w in windows(all_runs(wh.con), since) if sources is None or w.source_key in sources]
-    blocks = [_source_block(wh, store, w, modules.get(w.source_key), tolerance) for w in found]
+    blocks = [
+        _source_block(wh, store, w, get_source(w.source_key) if w.source_key in known else None, tolerance)
+        for w in found
+    ]
     return {
         "report": "evalhouse changes",
         "format": REPORT_FORMAT,

@@ -9,6 +9,8 @@ quarantined failure naming it; the others still load, and the run fails only whe
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
+from pathlib import Path
 
 from evalhouse.common.resources import read_sql
 from evalhouse.errors import InputError
@@ -78,3 +80,18 @@ def named_models(wh: Warehouse, key: str) -> list[str]:
         raise InputError(f"source {key!r} cannot fetch the models other sources name")
     rows = wh.con.execute(read_sql("evalhouse.pipeline", "named_models.sql"), [module.SOURCE.key]).fetchall()
     return pick([r[0] for r in rows])
+
+
+def read_targets(targets: str | os.PathLike[str] | Iterable[str] | None) -> list[str]:
+    """Ids to fetch: a list as it is, or a file of one id per line (``#`` starts a comment, blank
+    lines are skipped); an unreadable file is an :class:`~evalhouse.errors.InputError`."""
+    if targets is None:
+        return []
+    if not isinstance(targets, str | os.PathLike):
+        return [str(t) for t in targets]
+    path = Path(targets)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read --targets {path}: {exc.strerror or exc}") from exc
+    return [line.split("#", 1)[0].strip() for line in text.splitlines() if line.split("#", 1)[0].strip()]

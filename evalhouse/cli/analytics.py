@@ -13,8 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
-from evalhouse.cli._analysis import RecordFlag, run, target, with_rules
-from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, guard, out
+from evalhouse.cli._analysis import RecordFlag, run, with_rules
+from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, house, out
 
 
 @with_rules()
@@ -59,26 +59,12 @@ def report(
     <db>.snapshots/ (an unchanged warehouse reuses its earlier snapshot, as 'evalhouse site' does);
     --live skips the freeze and pins to the warehouse's content hash (warehouse-state:...).
     """
-    from evalhouse.analytics import runs
-
-    read, into = target(ctx, db, record)
-    if snapshot is None and not live:
-        snapshot = _freeze(read)
-    pinned = snapshot
+    where = house(ctx, db)
 
     def call() -> Any:
-        return runs.report(output, db=read, snapshot=pinned, record_into=into, welfare=welfare)
+        return where.report(output, snapshot=snapshot, live=live, welfare=welfare, record=record)
 
     run(call, _print_report, json_out)
-
-
-def _freeze(path: Path) -> Path:
-    from evalhouse.warehouse.snapshot_pin import pin_warehouse
-
-    with guard():
-        folder, created = pin_warehouse(path)
-    console.print(f"{'froze' if created else 'reusing'} snapshot {folder}", highlight=False)
-    return folder
 
 
 def _print_report(summary: dict[str, Any]) -> None:

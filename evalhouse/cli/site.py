@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, db_path, emit_json, guard, out
+from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, emit_json, escape, guard, house, out
 
 
 def site(
@@ -35,26 +35,13 @@ def site(
     <db>.snapshots/ (an unchanged warehouse reuses its earlier snapshot). The site is written
     beside OUT_DIR and moved into place at the end: an interrupted build leaves nothing.
     """
-    from evalhouse.errors import InputError
-    from evalhouse.pipeline.changes import read_latest
-    from evalhouse.site import build_site
-    from evalhouse.warehouse.expectations import data_docs_index
-    from evalhouse.warehouse.snapshot_pin import pin_warehouse
-
-    path = db_path(ctx, db)
     with guard():
-        if snapshot is None:
-            snapshot, created = pin_warehouse(path)
-            console.print(f"{'froze' if created else 'reusing'} snapshot {snapshot}", highlight=False)
-        docs = data_docs_index(path)
-        try:
-            changes = read_latest(path)
-        except InputError as exc:  # a damaged report costs the page, not the site
-            console.print(f"[yellow]note:[/] the What's new page is left empty: {exc}", highlight=False)
-            changes = None
-        summary = build_site(
-            snapshot, out_dir, analyses=analyses, data_docs=docs.parent if docs else None, changes=changes
-        )
+        built = house(ctx, db).site(out_dir, snapshot=snapshot, analyses=analyses)
+    if built.frozen is not None:
+        console.print(f"{'froze' if built.frozen.created else 'reusing'} snapshot {built.snapshot}", highlight=False)
+    for note in built.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    summary = built.summary
     if json_out:
         emit_json(summary.as_dict())
         return

@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 
 help: ## list the targets
 	@if [ -t 1 ]; then b=$$(printf '\033[1m'); n=$$(printf '\033[0m'); else b=; n=; fi; \
-	awk -v b="$$b" -v n="$$n" 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %s%-12s%s %s\n", b, $$1, n, $$2}' $(MAKEFILE_LIST)
+	awk -v b="$$b" -v n="$$n" 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %s%-14s%s %s\n", b, $$1, n, $$2}' $(MAKEFILE_LIST)
 
 $(BIN)/python:
 	@py=$$(scripts/find-python) || exit 1; echo "creating $(VENV) with $$py"; "$$py" -m venv $(VENV)
@@ -38,9 +38,17 @@ run: $(CORE) ## the nightly refresh into ./warehouse.duckdb; MIRROR=dir|url repl
 mirror: $(CORE) ## build a replay mirror in build/mirror from ../shared, for offline runs: make run MIRROR=build/mirror
 	$(BIN)/evalhouse mirror from-shared build/mirror
 
-test: $(FULL) ## run the test suite (reads ../shared when present; installs Chromium for the browser test)
+test: $(FULL) ## the whole suite on every core, CI profile (reads ../shared when present; installs Chromium)
 	@scripts/ensure-chromium
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	@start=$$(date +%s); $(BIN)/python -m pytest -n auto --dist loadfile $(PYTEST_ARGS); status=$$?; \
+	echo "make test: $$(( $$(date +%s) - start )) s wall"; exit $$status
+
+test-fast: $(FULL) ## the edit loop: everything but the fault suite and the slow reproductions
+	$(BIN)/python -m pytest -n auto --dist loadfile -m "not slow and not faults" $(PYTEST_ARGS)
+
+test-thorough: $(FULL) ## the whole suite with every Hypothesis example and kill -9 trial it was designed with
+	@scripts/ensure-chromium
+	EVALHOUSE_TEST_PROFILE=thorough $(BIN)/python -m pytest -n auto --dist loadfile $(PYTEST_ARGS)
 
 lint: $(FULL) ## ruff check and format check
 	$(BIN)/ruff check .
@@ -62,4 +70,4 @@ lock: ## re-resolve requirements.lock from pyproject.toml in a scratch venv
 clean: ## remove the venv and caches (keeps the warehouse)
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
 
-.PHONY: help venv run mirror test lint format bench lock clean
+.PHONY: help venv run mirror test test-fast test-thorough lint format bench lock clean

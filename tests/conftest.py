@@ -39,6 +39,12 @@ def _state(root: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
+def pytest_report_header() -> str:
+    from sizes import describe
+
+    return describe()
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[_BEFORE] = _state(REPO)
 

@@ -219,9 +219,14 @@ def unit_verdicts(results: Iterable[tuple[Any, Mapping[str, Any]]]) -> dict[Any,
       fractions written as percent, and is refused whole (a lone 0.61 bounded by 100 may be a true
       0.61 %: the hardest benchmarks score so, and it is kept);
     * a value strictly between 0 and 1 (one, or at most a tenth of its group) that read as a percent lies
-      below all of its peers (at least 5 values of 1 or more) and read as a fraction (× 100) falls
-      within their range reads as a fraction among percentages, and is refused. Aider's 0.796
-      among pass rates of 3.6 to 88.0 is; its real first-try rate of 0.9 among 1.8 to 52.0 is not.
+      below all of its peers (at least 5 values of 1 or more), read as a fraction (× 100) falls
+      within their range, and is written with more decimals than any peer reads as a fraction
+      among percentages, and is refused. Aider's 0.796 among pass rates of 3.6 to 88.0, all written
+      with one decimal, is; its real first-try rate of 0.9 among 1.8 to 52.0 is not, and neither
+      are the real lowest scores of boards whose hardest tasks score below 1 % (BFCL's 0.50 %
+      web-search accuracy, LiveBench's 0.5 on zebra puzzles among 2.25 to 100 written with up to
+      three decimals, SWE-bench Lite's 0.33 %): the lowest value of a percent column is always
+      below its peers, so that alone is no evidence of another unit.
 
     Nothing is rescaled: the source is asked, through the quarantine, which unit it meant.
     """
@@ -255,14 +260,24 @@ def unit_verdicts(results: Iterable[tuple[Any, Mapping[str, Any]]]) -> dict[Any,
         if not small or len(peers) < PERCENT_PEERS_MIN or len(small) > max(1, PERCENT_OUTLIER_SHARE * len(values)):
             continue
         low, high = min(peers), max(peers)
+        written = max(_decimals(v) for v in peers)
         for key, value in small:
-            if low <= value * 100 <= high:
+            if low <= value * 100 <= high and _decimals(value) > written:
                 out[key] = (
                     f"unit disagrees with values: {value!r} reads as a fraction among percentages ({label}: "
-                    f"as a percent it lies below all {len(peers)} others, {low:g} to {high:g}; as a fraction "
-                    f"it is {value * 100:g} among them); refused, not rescaled"
+                    f"as a percent it lies below all {len(peers)} others, {low:g} to {high:g}, and has more "
+                    f"decimals than any of them ({_decimals(value)} > {written}); as a fraction it is "
+                    f"{value * 100:g} among them); refused, not rescaled"
                 )
     return out
+
+
+def _decimals(value: float) -> int:
+    """The decimals a value is written with (its shortest repr: 0.796 -> 3, 88.0 -> 0, 92.683 -> 3)."""
+    text = repr(float(value))
+    if "e" in text or "E" in text:
+        return 0 if abs(value) >= 1 else 17
+    return len(text.split(".", 1)[1].rstrip("0")) if "." in text else 0
 
 
 def judge_units(items: list[ParseItem]) -> list[ParseItem]:

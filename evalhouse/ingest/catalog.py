@@ -39,6 +39,7 @@ SOURCES: tuple[str, ...] = (
     "arena_hard_auto",
     "swe_polybench",
     "tau2_bench",
+    "mt_bench",
     # fetched on demand only ('evalhouse ingest'): model cards and paper tables
     "model_cards",
     "papers",

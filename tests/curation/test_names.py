@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from model_pairs import aa_epoch_pairs
+from sizes import examples
 
 from evalhouse.curation import identity
 from evalhouse.curation.identity import RESOLVED_CACHE, resolve_model
@@ -436,7 +437,7 @@ _NAMEISH = st.text(
 _TEXT = st.one_of(st.text(max_size=60), _NAMEISH)
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_TEXT)
 @example("IT0")  # an alphabetic run that is itself a dropped word ("it" = instruction-tuned)
 def test_collapses_are_idempotent_on_any_text(text: str) -> None:
@@ -445,7 +446,7 @@ def test_collapses_are_idempotent_on_any_text(text: str) -> None:
         assert collapse(once) == once
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_TEXT, st.one_of(st.none(), st.text(max_size=10)))
 def test_resolve_never_raises_and_is_stable(text: str, source: str | None) -> None:
     identity = resolve(text, source=source)

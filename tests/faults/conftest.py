@@ -55,6 +55,18 @@ class Figures:
             "peak_memory_bytes": dict(sorted(self.peak_memory.items())),
         }
 
+    def merge(self, other: dict[str, Any]) -> None:
+        """Add another process's figures (a pytest-xdist worker's :meth:`raw`)."""
+        for name in ("faults_tried", "faults_survived", "kill_trials", "kill_consistent", "fuzzed", "unhandled"):
+            getattr(self, name).update(other[name])
+        self.failures += other["failures"]
+        self.rows_lost += other["rows_lost"]
+        for key, peak in other["peak_memory"].items():
+            self.peak_memory[key] = max(peak, self.peak_memory.get(key, 0))
+
+    def raw(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
 
 FIGURES = Figures()
 
@@ -70,6 +82,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.faults)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A pytest-xdist worker hands its figures to the controller, which prints them all."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["fault_figures"] = json.dumps(FIGURES.raw())
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: called on the controller per finished worker
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    output = getattr(node, "workeroutput", {}).get("fault_figures")
+    if output:
+        FIGURES.merge(json.loads(output))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

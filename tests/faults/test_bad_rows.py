@@ -285,3 +285,26 @@ def test_an_aider_rate_of_10_to_the_400_is_one_refused_cell(shared: Path, tmp_pa
     ok = ok and quarantined[0][0].endswith(".pass_rate_1") and "does not fit a 64-bit float" in quarantined[0][1]
     figures.fault("bad rows (real payloads)", "aider pass_rate_1 of 10^400", ok, f"{run['status']} {quarantined}")
     assert ok, (run, quarantined, scores, expected)
+
+
+@pytest.mark.parametrize("key", ["bfcl", "livebench", "swe-bench"])
+def test_the_real_lowest_scores_of_percent_boards_are_not_refused_as_fractions(key: str, tmp_path: Path) -> None:
+    """BFCL writes 0.50 % web-search accuracy, LiveBench 0.5 on zebra puzzles among 2.25 to 100,
+    SWE-bench Lite 0.33 %: real scores below 1 %, the lowest of their columns, written like their
+    peers. Being the lowest of a column is no evidence of another unit: they load."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingest"))
+    from replay_night import replay_night
+
+    from evalhouse.ingest.catalog import get_source
+
+    with replay_night(get_source(key).SOURCE, tmp_path) as (result, wh):
+        refused = wh.con.execute(
+            "SELECT locator, reason FROM quarantine WHERE source_key = ? AND reason LIKE 'unit disagrees%'", [key]
+        ).fetchall()
+        below_one = wh.scalar(
+            "SELECT count(*) FROM score WHERE source_key = ? AND raw_unit = 'percent' AND raw_value > 0"
+            " AND raw_value < 1",
+            [key],
+        )
+    assert result.status in ("completed", "partial") and not refused, refused
+    assert below_one >= 1  # the real sub-1 % scores are there, as written

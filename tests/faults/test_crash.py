@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from httpserver import serve
+from sizes import trials
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
@@ -30,7 +31,7 @@ from evalhouse.ingest.mirror import build_mirror
 from evalhouse.ingest.pinned import AA_CSV, AA_PAGE_URL, EPOCH_DIR, EPOCH_URL, epoch_zip
 from evalhouse.warehouse.db import Warehouse
 
-TRIALS = 10
+TRIALS = trials(10)
 SEED = 18
 runner = CliRunner()
 LEGACY = "datasets/eee-datastore-legacy"

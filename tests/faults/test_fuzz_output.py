@@ -20,10 +20,11 @@ import shutil
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
+from sizes import examples
 
 SEED = 18
 FUZZ = settings(
-    max_examples=200,
+    max_examples=examples(200),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
@@ -77,7 +78,7 @@ def test_a_stored_url_is_a_link_only_when_chromium_reads_it_as_http(figures) -> 
     batches: list[list[str]] = []
 
     @seed(SEED)
-    @settings(FUZZ, max_examples=20)
+    @settings(FUZZ, max_examples=examples(20))
     @given(urls=st.lists(hostile_url(), min_size=50, max_size=50))
     def collect(urls: list[str]) -> None:
         batches.append(urls)
@@ -214,7 +215,7 @@ def test_bounded_names_fit_are_stable_and_keep_names_apart(figures) -> None:
     seen: dict[str, str] = {}
 
     @seed(SEED)
-    @settings(FUZZ, max_examples=500)
+    @settings(FUZZ, max_examples=examples(500))
     @given(name=st.text(min_size=1, max_size=400), reserve=st.sampled_from([0, 6, 11, 17]))
     def run(name: str, reserve: int) -> None:
         figures.fuzzed["path-part names"] += 1
@@ -243,7 +244,7 @@ def test_the_cost_noise_figure_draws_over_any_costs(figures) -> None:
     from evalhouse.analytics.items.report import cost_noise_figure
 
     @seed(SEED)
-    @settings(FUZZ, max_examples=120)
+    @settings(FUZZ, max_examples=examples(120))
     @given(costs=COSTS, excluded=st.lists(st.booleans(), min_size=30, max_size=30))
     def run(costs: list[float | None], excluded: list[bool]) -> None:
         figures.fuzzed["cost/noise figure (log scale)"] += 1

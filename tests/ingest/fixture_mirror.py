@@ -4,11 +4,9 @@
 ``evalhouse refresh --mirror`` replays through a local HTTP server. Real payloads are read from
 ``../shared`` at build time (never copied into the repository): the Swallow site, the LEXam
 page, the Vals.ai payload (encoded back into the Astro ``BenchmarkView`` island its page
-carries), the Mercor export envelopes and the Vectara results files (with the tree listing the
-HF API would return for them). The sources verified on recorded payloads (``RECORDED``) replay
-exactly the files their ``verified_on`` names; the others use the fixtures in
-``tests/fixtures/<source>/`` (see each folder's README). Terminal-Bench has no recorded answer and
-is not in this mirror (its own tests replay its POSTs).
+carries) and the Mercor export envelopes. The sources verified on recorded payloads (``RECORDED``) replay
+exactly the files their ``verified_on`` names (Terminal-Bench's recorded answer under its URL and
+POST body); the others use the fixtures in ``tests/fixtures/<source>/`` (see each folder's README).
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ from evalhouse.ingest.sources import (
     mercor_eval,
     swallow_leaderboard,
     vals_ai,
-    vectara_hallucination_leaderboard,
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -36,9 +33,15 @@ SWALLOW = "formats/swallow-leaderboard/site"
 LEXAM = "formats/lexam/leaderboard.html"
 VALS = "formats/vals_ai/finance_agent_payload.json"
 MERCOR = "formats/mercor_eval/api_payload.json"
-VECTARA = "formats/vectara_hallucination_leaderboard/source_rows.json"
 #: Sources whose mirror files are their recorded real payloads (``SourceSpec.verified_on``).
-RECORDED = ("open-llm-leaderboard", "helm", "lmarena", "livebench", "aider-polyglot")
+RECORDED = (
+    "open-llm-leaderboard",
+    "helm",
+    "lmarena",
+    "livebench",
+    "aider-polyglot",
+    "vectara-hallucination-leaderboard",
+)
 #: Keys for sources whose API needs one (a mirror never receives them).
 ENV = {mercor_eval.KEY_ENV: "test-mercor-key", llm_stats.KEY_ENV: "test-llm-stats-key"}
 
@@ -61,14 +64,8 @@ def vals_page(view: dict[str, Any]) -> bytes:
     ).encode()
 
 
-def vectara_tree(files: dict[str, Any]) -> bytes:
-    entries = [{"type": "directory", "path": p.split("/")[0]} for p in sorted(files)]
-    entries += [{"type": "file", "path": p, "size": len(json.dumps(v))} for p, v in sorted(files.items())]
-    return json.dumps(entries).encode()
-
-
 def payloads(shared: Path) -> dict[MirrorKey, bytes]:
-    """``{live URL: bytes}`` for every catalogued leaderboard source but Terminal-Bench."""
+    """``{live URL (or (URL, POST body)): bytes}`` for every catalogued leaderboard source."""
     f = FIXTURES
     out: dict[MirrorKey, bytes] = {}
     for key in RECORDED:
@@ -83,11 +80,6 @@ def payloads(shared: Path) -> dict[MirrorKey, bytes]:
     mercor = json.loads((shared / MERCOR).read_text())
     out[f"{mercor_eval.BASE}/benchmarks"] = json.dumps(mercor["benchmarks"]).encode()
     out[f"{mercor_eval.BASE}/leaderboards?limit=500&offset=0"] = json.dumps(mercor["leaderboards"]).encode()
-    vectara = json.loads((shared / VECTARA).read_text())
-    tree = vectara_hallucination_leaderboard.TREE
-    out[f"{tree}?recursive=true&limit=1000"] = vectara_tree(vectara)
-    for path, doc in vectara.items():
-        out[vectara_hallucination_leaderboard.FILES + path] = json.dumps(doc).encode()
     for name, path in llm_stats.ENDPOINTS.items():
         out[llm_stats.BASE + path] = (f / f"llm-stats/{name}.json").read_bytes()
     page2 = f / "llm-stats/scores_page2.json"

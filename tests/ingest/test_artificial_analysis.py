@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sizes import examples
 
 from evalhouse.curation.canonicalise import Canonicaliser, CanonicalScore
 from evalhouse.curation.registry import load_registry
@@ -406,7 +407,7 @@ def test_source_spec():
 # Properties
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     body=st.one_of(
         st.binary(max_size=2048),
@@ -424,7 +425,7 @@ def test_arbitrary_bytes_raise_only_parse_error(body, url):
     assert all(isinstance(i, ParsedRecord | ParseFailure) for i in items)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     name=st.sampled_from(["leaderboard_page.html", "api_models.json"]),
     cut=st.integers(min_value=0, max_value=12_000),

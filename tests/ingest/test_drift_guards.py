@@ -48,8 +48,6 @@ HELM_SAFETY = f"{helm.STORAGE}/safety/benchmark_output/releases/v1.2.0/groups/sa
 HELM_GROUPS = f"{helm.STORAGE}/safety/benchmark_output/releases/v1.2.0/groups.json"
 LMARENA = f"{lmarena.MIRROR}lmarena_text.csv"
 MERCOR_ROWS = f"{mercor_eval.BASE}/leaderboards?limit=500&offset=0"
-VECTARA_TREE = f"{vectara_hallucination_leaderboard.TREE}?recursive=true&limit=1000"
-VECTARA_FILE = vectara_hallucination_leaderboard.FILES + "qwen/qwen3-8b/results_2025-12-10 14:57:15.832674.json"
 LB = livebench.BASE + "table_2026_01_08.csv"  # the largest release: a sixth of the board
 SCORES = llm_stats.BASE + "/v1/scores"
 SWALLOW_JS = swallow_leaderboard.SITE + "swallow_leaderboard_post_en.js"
@@ -63,7 +61,7 @@ PRIMARY = {
     "aider-polyglot": aider_polyglot.URL,
     "vals-ai": VALS_PAGE,
     "mercor-eval": MERCOR_ROWS,
-    "vectara-hallucination-leaderboard": VECTARA_TREE,
+    "vectara-hallucination-leaderboard": vectara_hallucination_leaderboard.URL,
     "llm-stats": SCORES,
     "swallow-leaderboard": SWALLOW_JS,
     "lexam": lexam.URL,
@@ -129,6 +127,14 @@ def _bump_results(models: dict) -> dict:
     return models
 
 
+def _vectara_rows(body: bytes, keep: int) -> bytes:
+    """The README with only the first ``keep`` rows of its leaderboard table."""
+    head, rest = body.split(b"|----", 1)
+    separator, rest = rest.split(b"\n", 1)
+    rows, tail = rest.split(b"\n\n", 1)
+    return head + b"|----" + separator + b"\n" + b"\n".join(rows.split(b"\n")[:keep]) + b"\n\n" + tail
+
+
 def _lexam(body: bytes, pattern: str, repl: str) -> bytes:
     return re.sub(pattern, repl, body.decode(), flags=re.S).encode()
 
@@ -141,7 +147,7 @@ ROW_DROP = {  # the Open LLM Leaderboard's recorded answer is one row: no shrink
     "livebench": lambda b: _csv(b, lambda rows: rows[:2]),
     "aider-polyglot": lambda b: yaml.safe_dump(yaml.safe_load(b)[:2]).encode(),
     "vals-ai": _vals(lambda v: _vals_models(v, 1)),
-    "vectara-hallucination-leaderboard": lambda b: _json(b, lambda tree: [e for e in tree if "qwen" not in e["path"]]),
+    "vectara-hallucination-leaderboard": lambda b: _vectara_rows(b, 5),
     "llm-stats": _scores(lambda rows: rows[:2]),
     "swallow-leaderboard": _swallow(lambda models: dict(list(models.items())[:30])),
 }
@@ -153,7 +159,7 @@ EMPTY = {
     "aider-polyglot": lambda b: b"[]\n",
     "vals-ai": _vals(lambda v: {**v, "tasks": {}}),
     "mercor-eval": lambda b: _json(b, lambda d: {**d, "rows": []}),
-    "vectara-hallucination-leaderboard": lambda b: _json(b, lambda tree: [e for e in tree if e["type"] != "file"]),
+    "vectara-hallucination-leaderboard": lambda b: _vectara_rows(b, 0),
     "llm-stats": _scores(lambda rows: []),
 }
 LAYOUT = {
@@ -164,7 +170,7 @@ LAYOUT = {
     "aider-polyglot": lambda b: yaml.safe_dump({"runs": yaml.safe_load(b)}).encode(),
     "vals-ai": lambda b, _p: b"<html><body><div id='app'></div><script src='/_astro/app.js'></script></body></html>",
     "mercor-eval": lambda b: _json(b, lambda d: {**d, "schemaVersion": "2.0"}),
-    "vectara-hallucination-leaderboard": lambda b: _json(b, lambda tree: {"entries": tree}),
+    "vectara-hallucination-leaderboard": lambda b: b.replace(b"|Answer Rate|", b"|Response Rate|", 1),
     "llm-stats": lambda b: b'{"meta": {"count": 8}, "next": null}',
 }
 BOUNDS = {
@@ -192,7 +198,7 @@ BOUNDS = {
     "mercor-eval": lambda b: _json(
         b, lambda d: {**d, "rows": [{**r, "metrics": {**r["metrics"], "meanScore": 42.2}} for r in d["rows"]]}
     ),
-    "vectara-hallucination-leaderboard": None,  # a results file, below
+    "vectara-hallucination-leaderboard": lambda b: re.sub(rb"\|(\d+\.\d) %\|", rb"|30\1 %|", b),
     "llm-stats": _scores(lambda rows: [{**r, "score": -0.5} for r in rows]),
     "lexam": lambda b: _lexam(b, r"<td>42\.55</td>", "<td>142.55</td>"),
 }
@@ -284,15 +290,7 @@ def test_layout_changed(night) -> None:
 
 
 def test_values_outside_registry_bounds(night) -> None:
-    doc = json.loads(night[3][VECTARA_FILE])
-    doc["results"]["hallucination_rate"]["hallucination_rate"] = 330.0
-    _check(
-        night,
-        BOUNDS,
-        "bounds",
-        "values outside registry bounds",
-        [("vectara-hallucination-leaderboard", VECTARA_FILE, json.dumps(doc).encode())],
-    )
+    _check(night, BOUNDS, "bounds", "values outside registry bounds")
 
 
 @pytest.mark.parametrize(
@@ -346,7 +344,6 @@ def test_one_missing_page_of_several_is_partial_with_its_url(night) -> None:
         ("helm", HELM_GROUPS),
         ("swallow-leaderboard", swallow_leaderboard.SITE + "o3-2025-04-16.en.html"),
         ("swallow-leaderboard", swallow_leaderboard.SITE + "Qwen_Qwen3-8B.en.html"),
-        ("vectara-hallucination-leaderboard", VECTARA_FILE),
     ]
     partial = 0
     for source, url in missing:

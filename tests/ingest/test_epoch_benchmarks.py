@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sizes import examples
 
 from evalhouse.curation.canonicalise import Canonicaliser, CanonicalScore
 from evalhouse.curation.registry import load_registry
@@ -491,7 +492,7 @@ def test_source_spec():
 # Properties
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=st.binary(max_size=2048), label=st.sampled_from(["gpqa_diamond.csv", "benchmark_data.zip", "x.csv"]))
 def test_arbitrary_bytes_raise_only_parse_error(body, label):
     try:
@@ -506,7 +507,7 @@ def small_zip(epoch_dir: Path) -> bytes:
     return _zip({n: (epoch_dir / n).read_bytes() for n in ("vpct_external.csv", "gso_external.csv")})
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cut=st.integers(min_value=0, max_value=20_000), flip=st.integers(min_value=0, max_value=20_000))
 def test_truncated_or_damaged_zip_raises_only_parse_error(small_zip, cut, flip):
     damaged = bytearray(small_zip[: cut % (len(small_zip) + 1)])
@@ -519,7 +520,7 @@ def test_truncated_or_damaged_zip_raises_only_parse_error(small_zip, cut, flip):
     assert all(isinstance(i, ParsedRecord | ParseFailure) for i in items)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cut=st.integers(min_value=0, max_value=60_000))
 def test_truncated_csv_never_crashes_and_parsing_is_deterministic(epoch_dir, cut):
     body = (epoch_dir / "webdev_arena_external.csv").read_bytes()[:cut]

@@ -1,9 +1,10 @@
 """Terminal-Bench's leaderboard-read function: POSTed per version, nested rows, hidden rows refused,
 pages followed, replayed through the real refresh over loopback.
 
-No real answer of the function has been recorded (the source stays unverified); the answers here are
-AUTHORED to the shape the site's own client declares (harbor-framework/terminal-bench-website,
-``lib/leaderboard.ts``: ``LeaderboardReadResponse``), with the field names of its rows."""
+The source is verified on a recorded real answer of the 4.0 board (``test_terminal_bench_recorded.py``).
+The answers here are AUTHORED edge cases the real answer does not hold (hidden rows, a second page,
+the older boards), in the shape of the real one and the site's own client
+(harbor-framework/terminal-bench-website, ``lib/leaderboard.ts``: ``LeaderboardReadResponse``)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from evalhouse.schema.records import ParsedRecord, ParseFailure
 from evalhouse.warehouse.db import Warehouse
 
 NOW = datetime(2026, 9, 14, tzinfo=UTC)
+EVERY_BOARD = {tb.BOARDS_ENV: "4.0,3.0,2.1,2.0"}
 
 
 def row(
@@ -62,8 +64,10 @@ def meta(version: str) -> FetchMeta:
     return FetchMeta("terminal-bench", tb.ENDPOINT, "0" * 64, NOW, label=f"board:{version}")
 
 
-def test_the_plan_posts_each_versions_package_and_leaderboard() -> None:
-    requests = tb.plan(SourceState())
+def test_the_plan_posts_the_current_board_and_others_when_asked() -> None:
+    (current,) = tb.plan(SourceState())
+    assert current.label == "board:4.0"
+    requests = tb.plan(SourceState(env=EVERY_BOARD))
     assert {r.method for r in requests} == {"POST"} and {r.url for r in requests} == {tb.ENDPOINT}
     bodies = {r.label: json.loads(r.body) for r in requests}
     assert bodies["board:2.0"] == {"package": "terminal-bench/terminal-bench-2", "name": "2-0"}
@@ -123,10 +127,10 @@ def test_refresh_replays_the_posts_from_a_mirror_over_loopback(tmp_path: Path) -
         [row(3, "Kimi K3", "none", 20.1, agent="Terminus 2", org="Stanford")],
         pagination={"page": 2, "total_pages": 2},
     )
-    payloads = {(tb.ENDPOINT, r.body): boards[r.label.split(":")[1]] for r in tb.plan(SourceState())}
+    payloads = {(tb.ENDPOINT, r.body): boards[r.label.split(":")[1]] for r in tb.plan(SourceState(env=EVERY_BOARD))}
     payloads[(tb.ENDPOINT, tb.request("3.0", 2).body)] = page2
     build_mirror(tmp_path / "m", payloads)
-    night = refresh_from(tmp_path / "m", ["terminal-bench"], tmp_path)
+    night = refresh_from(tmp_path / "m", ["terminal-bench"], tmp_path, env=EVERY_BOARD)
     result = night.results["terminal-bench"]
     # the hidden row is quarantined with its reason, so the run is partial (everything shown loaded)
     assert result.status == "partial", result.error
@@ -163,12 +167,21 @@ def test_a_night_of_posts_exports_to_a_mirror_that_replays_it(tmp_path: Path) ->
 
     payloads = {
         (tb.ENDPOINT, r.body): answer(r.label.split(":")[1], [row(1, "GPT-5", "high", 49.6)])
-        for r in tb.plan(SourceState())
+        for r in tb.plan(SourceState(env=EVERY_BOARD))
     }
     build_mirror(tmp_path / "m", payloads)
-    night = refresh_from(tmp_path / "m", ["terminal-bench"], tmp_path)
+    night = refresh_from(tmp_path / "m", ["terminal-bench"], tmp_path, env=EVERY_BOARD)
     assert night.results["terminal-bench"].status == "completed"
     with Warehouse.open(night.db) as wh:
         written = export_mirror(wh, RawStore(tmp_path / "raw"), tmp_path / "exported")
     assert set(written) == set(payloads)
     assert all(written[k].read_bytes() == body for k, body in payloads.items())
+
+
+def test_a_board_name_evalhouse_does_not_know_fails_the_run_naming_it(tmp_path: Path) -> None:
+    env = {tb.BOARDS_ENV: "4.0,5.0"}
+    (asked,) = tb.plan(SourceState(env=env))
+    assert json.loads(asked.body) == {"package": "terminal-bench/terminal-bench", "name": "4-0-0"}
+    build_mirror(tmp_path / "m", {(tb.ENDPOINT, asked.body): answer("4.0", [row(1, "GPT-5", "high", 49.6)])})
+    result = refresh_from(tmp_path / "m", ["terminal-bench"], tmp_path, env=env).results["terminal-bench"]
+    assert result.status == "failed" and "['5.0']" in result.error and tb.BOARDS_ENV in result.error

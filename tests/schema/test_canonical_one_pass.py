@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
+from sizes import examples
 from test_fast_paths import documents  # JSON-like documents with volatile keys at any depth
 
 from evalhouse.schema.fingerprint import (
@@ -23,7 +24,7 @@ from evalhouse.schema.fingerprint import (
 
 
 @seed(20261201)
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents)
 def test_one_pass_canonical_json_equals_the_reference(doc: Any) -> None:
     assert _canonical(doc) == canonical_json(_normalise(doc))

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from sizes import examples
 
 from evalhouse.schema.eee import EvaluationLog, InstanceRecord, MetricConfig, SchemaVersionError
 from evalhouse.schema.fingerprint import normalized_hash, record_fingerprint
@@ -205,7 +206,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.dictionaries(st.text(min_size=1, max_size=6), json_values, min_size=1, max_size=6),
     st.text(),

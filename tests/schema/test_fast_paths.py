@@ -17,6 +17,7 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
+from sizes import examples
 
 from evalhouse.schema.eee import EvaluationLog
 from evalhouse.schema.eee_check import surely_valid
@@ -31,7 +32,7 @@ from evalhouse.schema.fingerprint import (
 )
 
 LEGACY = "datasets/eee-datastore-legacy/data"
-EXAMPLES = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 leaves = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | text

@@ -13,10 +13,11 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
+from sizes import examples
 
 from evalhouse.warehouse.arrow_columns import column
 
-EXAMPLES = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 text = st.text(max_size=8)
 naive = st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31))
 plain = st.sampled_from(

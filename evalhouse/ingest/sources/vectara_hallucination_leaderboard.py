@@ -1,161 +1,154 @@
-"""Vectara hallucination leaderboard (HHEM): the ``vectara/results`` dataset at a pinned commit.
+"""Vectara hallucination leaderboard (HHEM): the table the leaderboard's repository publishes.
 
-The file list comes from the Hugging Face tree API (``?recursive=true&limit=1000``; a listing
-of 1000 entries may be truncated - there is no cursor - so the run fails rather than convert
-part of it). Each file ``<developer>/<model>/results_<timestamp>.json`` holds ``results``
-(hallucination rate, factual consistency rate, answer rate, average summary length; each
-nested one level under its own key), ``category_results`` and ``text_complexity_results``
-(source-formats.md §C.14): 40 results per model. Rates are percents; the hallucination rate is
-lower-is-better; summary length is in words. The category and complexity breakdowns are
-``subset`` setups of one benchmark. Vectara runs its HHEM judge over every model: benchmark
-creator.
+``README.md`` of vectara/hallucination-leaderboard carries the board between the markers
+``<!-- LEADERBOARD_START -->`` and ``<!-- LEADERBOARD_END -->``: a line "Last updated on
+<Month D, YYYY>" and a Markdown table ``|Model|Hallucination Rate|Factual Consistency Rate|Answer
+Rate|Average Summary Length (Words)|``, one row per model (``openai/gpt-4.1-2025-04-14``), rates
+written as percents (``5.6 %``), the summary length in words. The README's "Model" section names
+the judge that scores the board ("This leaderboard uses HHEM-2.3"); it is part of every cell's
+setup (``grader_model``), so numbers of another HHEM version never meet these.
+
+One record per row, four cells: hallucination rate (lower is better), factual consistency rate,
+answer rate, and average summary length. The update date is the evaluation time. Vectara runs its
+HHEM judge over every model: benchmark creator.
+
+A column this parser does not know, a missing column, a missing marker or a README that no longer
+names its HHEM version is a layout change; a row whose cell is not a number is quarantined and its
+neighbours load.
 """
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Iterator, Mapping
-from typing import Any
-from urllib.parse import quote, unquote
+from datetime import datetime
 
 from evalhouse.ingest.fetch import FetchRequest
-from evalhouse.ingest.source import EmptyPlaceholder, FetchMeta, LayoutChanged, ParseError, SourceSpec, SourceState
+from evalhouse.ingest.source import EmptyPlaceholder, FetchMeta, LayoutChanged, Recording, SourceSpec, SourceState
 from evalhouse.ingest.sources import _common as common
-from evalhouse.ingest.sources._board import Board, Model
+from evalhouse.ingest.sources._board import Board, Model, org_of
 from evalhouse.ingest.sources._common import CellError
-from evalhouse.schema.records import ParseFailure, ParseItem
+from evalhouse.schema.records import SOURCE_RECORD_ID, ParseFailure, ParseItem
 
-COMMIT = "7c104699e98ade53dd719f79ae9f7eb281c8107d"
-TREE = f"https://huggingface.co/api/datasets/vectara/results/tree/{COMMIT}"
-FILES = f"https://huggingface.co/datasets/vectara/results/resolve/{COMMIT}/"
-TREE_LIMIT = 1000
+URL = "https://raw.githubusercontent.com/vectara/hallucination-leaderboard/main/README.md"
 BENCHMARK = "Vectara Hallucination Leaderboard"
-#: key -> (metric id, unit, bounds, lower is better)
-METRICS: Mapping[str, tuple[str, str, tuple[float | str, float | str], bool]] = {
-    "hallucination_rate": ("hallucination_rate", "percent", (0.0, 100.0), True),
-    "factual_consistency_rate": ("score.factual_consistency", "percent", (0.0, 100.0), False),
-    "answer_rate": ("score.answer_rate", "percent", (0.0, 100.0), False),
-    "average_summary_length": ("count.summary_words", "count", (0.0, "Infinity"), False),
+START, END = "<!-- LEADERBOARD_START -->", "<!-- LEADERBOARD_END -->"
+MODEL = "Model"
+#: column -> (metric id, unit, bounds, lower is better)
+COLUMNS: Mapping[str, tuple[str, str, tuple[float | str, float | str], bool]] = {
+    "Hallucination Rate": ("hallucination_rate", "percent", (0.0, 100.0), True),
+    "Factual Consistency Rate": ("score.factual_consistency", "percent", (0.0, 100.0), False),
+    "Answer Rate": ("score.answer_rate", "percent", (0.0, 100.0), False),
+    "Average Summary Length (Words)": ("count.summary_words", "count", (0.0, "Infinity"), False),
 }
-ACCESS = {"open": "open_weights", "commercial": "closed_weights"}
+_UPDATED = re.compile(r"Last updated on ([A-Z][a-z]+ \d{1,2}, \d{4})")
+_JUDGE = re.compile(r"This leaderboard uses (HHEM-\d+(?:\.\d+)*)")
+_SEPARATOR = re.compile(r"^\|(\s*:?-+:?\s*\|)+$")
+_LINK = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 
 SOURCE = SourceSpec(
     key="vectara-hallucination-leaderboard",
     name="Vectara hallucination leaderboard",
-    kind="api",
+    kind="leaderboard",
     tier=1,
     organisation="Vectara",
     homepage="https://github.com/vectara/hallucination-leaderboard",
-    default_urls=(TREE,),
+    default_urls=(URL,),
     cadence="weekly",
-    parser_version="vectara-hallucination-leaderboard/1",
+    parser_version="vectara-hallucination-leaderboard/2",
     collection="vectara-hallucination-leaderboard",
     description=(
-        "Vectara's HHEM-judged summarisation runs: hallucination, factual consistency and answer rates, per category."
+        "Vectara's HHEM-judged summarisation runs as its leaderboard publishes them: hallucination, "
+        "factual consistency and answer rates and average summary length, per model."
     ),
-    licence="Apache-2.0 (vectara/results dataset)",
+    licence="Apache-2.0 (vectara/hallucination-leaderboard)",
+    verified_on=Recording(
+        repository="vectara/hallucination-leaderboard (README.md, the published leaderboard table)",
+        commit="2e0985929addf7fd52451854fd899161edea0aa4",
+        recorded="2026-03-10",
+        licence="Apache-2.0",
+        files=("fixtures:vectara-hallucination-leaderboard/README.md",),
+        replay=((URL, "fixtures:vectara-hallucination-leaderboard/README.md"),),
+    ),
 )
 BOARD = Board(SOURCE, "benchmark_creator", "hhem")
 
 
 def plan(state: SourceState) -> list[FetchRequest]:
-    return [FetchRequest(url=TREE, params={"recursive": "true", "limit": str(TREE_LIMIT)}, label="tree")]
-
-
-def _json(body: bytes, what: str) -> Any:
-    try:
-        return json.loads(common.decode_text(body, what))
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise ParseError(f"{what} is not JSON: {exc}") from exc
-
-
-def _paths(doc: Any) -> list[str]:
-    if not isinstance(doc, list):
-        raise LayoutChanged("layout changed: the vectara/results tree is not a JSON list")
-    if len(doc) >= TREE_LIMIT:
-        raise ParseError(f"the vectara/results tree lists {len(doc)} entries (the limit): it may be truncated")
-    return [
-        e["path"]
-        for e in doc
-        if isinstance(e, dict)
-        and e.get("type") == "file"
-        and str(e.get("path", "")).count("/") == 2
-        and str(e["path"]).rsplit("/", 1)[-1].startswith("results_")
-    ]
-
-
-def follow(body: bytes, *, meta: FetchMeta) -> list[FetchRequest]:
-    if meta.label != "tree":
-        return []
-    return [FetchRequest(url=FILES + quote(p), label="results") for p in _paths(_json(body, "the vectara tree"))]
+    return [FetchRequest(url=URL, label="leaderboard", **state.conditional(URL))]
 
 
 def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
-    doc = _json(body, f"the Vectara payload {meta.url}")
-    if meta.label == "tree":
-        if not _paths(doc):
-            raise EmptyPlaceholder("empty placeholder: the vectara/results tree lists no results files")
-        return
-    path = (
-        unquote(meta.url.removeprefix(FILES))
-        if meta.url.startswith(FILES)
-        else unquote(
-            meta.url.rsplit("/", 3)[-3] + "/" + meta.url.rsplit("/", 3)[-2] + "/" + meta.url.rsplit("/", 1)[-1]
+    text = common.decode_text(body, "the Vectara leaderboard README")
+    if START not in text or END not in text.split(START, 1)[1]:
+        raise LayoutChanged(f"layout changed: the Vectara README has no {START} … {END} block")
+    block = text.split(START, 1)[1].split(END, 1)[0]
+    judge = _JUDGE.search(text.split(END, 1)[1])
+    if judge is None:
+        raise LayoutChanged("layout changed: the Vectara README no longer says which HHEM version scores the board")
+    updated = _UPDATED.search(block)
+    when = datetime.strptime(updated.group(1), "%B %d, %Y").date().isoformat() if updated else None
+    lines = [line.strip() for line in block.splitlines() if line.strip().startswith("|")]
+    if len(lines) < 2 or not _SEPARATOR.match(lines[1]):
+        raise LayoutChanged("layout changed: the Vectara README's leaderboard block holds no Markdown table")
+    header = _cells(lines[0])
+    missing = [c for c in (MODEL, *COLUMNS) if c not in header]
+    unknown = [c for c in header if c != MODEL and c not in COLUMNS]
+    if missing or unknown:
+        raise LayoutChanged(
+            f"layout changed: the Vectara table's columns are {header} (missing {missing}, unknown {unknown})"
         )
-    )
-    yield from parse_file(path, doc, meta)
-
-
-def parse_file(path: str, doc: Any, meta: FetchMeta) -> Iterator[ParseItem]:
-    """One ``<developer>/<model>/results_<timestamp>.json`` file -> one record."""
-    payload = common.row_payload({"path": path})
-    parts = path.split("/")
-    if len(parts) != 3 or not isinstance(doc, dict) or not isinstance(doc.get("results"), dict):
-        yield ParseFailure(path, "expected <developer>/<model>/results_<ts>.json with a 'results' object", payload)
-        return
-    results: list[dict[str, Any]] = []
-    cells = [(None, k, (v or {}).get(k) if isinstance(v, dict) else v) for k, v in doc["results"].items()]
-    for group in ("category_results", "text_complexity_results"):
-        for subset, values in (doc.get(group) or {}).items():
-            cells += [(subset, k, v) for k, v in (values or {}).items()]
-    for subset, key, value in cells:
-        if key not in METRICS or value is None:
+    if len(lines) == 2:
+        raise EmptyPlaceholder("empty placeholder: the Vectara leaderboard table has a header and no rows")
+    setup = {"grader_model": judge.group(1)}
+    for number, line in enumerate(lines[2:], start=1):
+        cells = _cells(line)
+        row = dict(zip(header, cells, strict=False))
+        locator = f"table row {number} {row.get(MODEL) or '?'}"
+        if len(cells) != len(header):
+            yield ParseFailure(
+                locator, f"a row has {len(cells)} cells, the header {len(header)}", common.row_payload(row)
+            )
             continue
-        metric, unit, bounds, lib = METRICS[key]
+        yield from _row(row, locator, meta, setup, when)
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _row(
+    row: Mapping[str, str], locator: str, meta: FetchMeta, setup: Mapping[str, str], when: str | None
+) -> Iterator[ParseItem]:
+    payload = common.row_payload(row)
+    link = _LINK.match(row[MODEL])
+    name = link.group(1).strip() if link else row[MODEL]
+    if not name:
+        yield ParseFailure(locator, "a row needs a model", payload)
+        return
+    results = []
+    for column, (metric, unit, bounds, lower_is_better) in COLUMNS.items():
+        text = row[column]
         try:
-            score = common.parse_number(value, unit)
+            score = common.parse_number(text.removesuffix("%").strip() if unit == "percent" else text, unit)
         except CellError as exc:
-            yield ParseFailure(f"{path}:{subset or 'overall'}.{key}", str(exc), payload)
+            yield ParseFailure(f"{locator}.{column}", str(exc), payload)
             continue
-        result = BOARD.result(
-            meta.url,
-            dataset_name=BENCHMARK,
-            metric_id=metric,
-            metric_name=key,
-            unit=unit,
-            bounds=bounds,
-            lower_is_better=lib,
-            score=score,
-            setup={"subset": subset} if subset else None,
+        results.append(
+            BOARD.result(
+                meta.url,
+                dataset_name=BENCHMARK,
+                result_id=f"{name}.{column}",
+                metric_id=metric,
+                metric_name=column,
+                unit=unit,
+                bounds=bounds,
+                lower_is_better=lower_is_better,
+                score=score,
+                details={SOURCE_RECORD_ID: name},
+                setup=setup,
+            )
         )
-        result["evaluation_result_id"] += f".{subset or 'overall'}"
-        results.append(result)
-    developer, model, filename = parts
-    notes = doc.get("model_annotations") or {}
-    config = doc.get("config") or {}
     yield BOARD.record(
-        meta,
-        Model(
-            id=f"{developer}/{model}",
-            name=f"{developer}/{model}",
-            developer=developer,
-            details={
-                "model_dtype": common.fact_text(config.get("model_dtype")),
-                "model_size": common.fact_text(notes.get("model_size")),
-            },
-            availability=ACCESS.get(str(notes.get("accessibility")), "unknown"),
-        ),
-        results,
-        (path, payload),
-        evaluation_timestamp=filename.removeprefix("results_").removesuffix(".json"),
+        meta, Model(id=name, name=name, developer=org_of(name)), results, (locator, payload), evaluation_timestamp=when
     )

@@ -9,9 +9,13 @@ store, files a snapshot or a site wrote.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
+import io
 import json
+import os
+import re
 import shutil
 from pathlib import Path
 
@@ -21,6 +25,7 @@ import evalhouse
 from evalhouse import House
 from evalhouse.errors import InputError
 
+REPO = Path(__file__).resolve().parents[1]
 PINNED = ["epoch-benchmarks", "artificial-analysis"]
 AA_CSV = Path("datasets") / "artificial-analysis-2026-07-06" / "aa_models_raw_parsed.csv"
 LEGACY_TREE = Path("datasets") / "eee-datastore-legacy"
@@ -63,6 +68,19 @@ def test_the_nightly_refresh_from_a_mirror(built: dict, shared: Path) -> None:
     assert set(again.statuses().values()) == {"unchanged"}
 
 
+def test_the_source_catalog(shared: Path) -> None:
+    specs = evalhouse.sources()
+    keys = [s.key for s in specs]
+    assert len(keys) == len(set(keys)) and set(PINNED) <= set(keys)
+    verified = [s.as_dict()["verified_on"] for s in specs if s.as_dict()["verified_on"] != "unverified"]
+    assert verified and len(verified) < len(specs)  # some are left out of the nightly set
+    # what each verified source names as its recorded real bytes exists
+    where = {"shared": shared, "fixtures": REPO / "tests" / "fixtures"}
+    named = [f.split(":", 1) for v in verified for f in v["files"]]
+    missing = [f"{kind}:{rel}" for kind, rel in named if not (where[kind] / rel).exists()]
+    assert named and not missing, missing
+
+
 def test_stats(built: dict) -> None:
     house = built["house"]
     stats = house.stats()
@@ -71,6 +89,14 @@ def test_stats(built: dict) -> None:
     sources = {row["source"] for row in stats["by_source"]}
     assert set(PINNED) <= sources
     assert stats.as_dict() == dict(stats)
+    # the cells where two sources meet, counted from the candidates themselves
+    shared_cells = house.sql(
+        "SELECT count(*) FROM (SELECT config_id FROM v_score_current GROUP BY config_id, benchmark_id,"
+        " coalesce(subset, ''), metric_id, metric_params_key, setup_key HAVING count(DISTINCT source_key) > 1)"
+    ).rows[0][0]
+    assert stats["cells_with_several_sources"] == shared_cells > 0
+    pairs = {tuple(p["sources"]): p["cells"] for p in stats["source_pairs"]}
+    assert pairs == {tuple(sorted(PINNED)): shared_cells}  # two sources: one pair holds every shared cell
 
 
 def test_import_an_eee_tree(built: dict, shared: Path) -> None:
@@ -111,6 +137,12 @@ def test_conflicts(built: dict) -> None:
         assert sum(c["used"] for c in cell["candidates"]) >= 1
     disagreeing = built["house"].conflicts(disagreeing=True, limit=1000)
     assert all(cell["disagreement"] for cell in disagreeing["cells"])
+    # who else measured a model on a benchmark (the README's question), with the near misses
+    gpt4o = built["house"].conflicts(model="GPT-4o", benchmark="GPQA Diamond")
+    cell = next(c for c in gpt4o["cells"] if c["benchmark_id"] == "gpqa_diamond")
+    assert sorted(cell["candidate_sources"]) == sorted(PINNED) and cell["n_used"] >= 1
+    assert sum(c["used"] for c in cell["candidates"]) == cell["n_used"]
+    assert "openai/gpt-4o" in gpt4o["near_misses"]["base_models"]
 
 
 def test_changes(built: dict) -> None:
@@ -205,3 +237,57 @@ def test_the_public_names_are_importable_from_one_place() -> None:
     assert set(evalhouse.__all__) >= {"House", "connect", "EFA", "BalanceOfBenchmarks", "analyses"}
     assert callable(evalhouse.analyses.factor_grid)
     assert evalhouse.resolve_model("Qwen2.5-72B-Instruct")["base_model"] == "qwen/qwen-2.5-72b-instruct"
+
+
+def _python_blocks(doc: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
+
+
+def _run_in(folder: Path, code: str, name: str) -> list[str]:
+    """Run a documented block as it is written, in ``folder``; the lines it printed."""
+    printed = io.StringIO()
+    cwd = Path.cwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(code, name, "exec"), {})
+    finally:
+        os.chdir(cwd)
+    return printed.getvalue().splitlines()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AttributeError,
+    reason="README.md's block calls .fetchone() on a DuckDB relation, which the installed duckdb no longer has"
+    " (rel.fetchall() or a cursor's fetchone() does it); the README is the lead's to correct",
+)
+def test_the_readme_python_block_runs_and_prints_what_it_says(built: dict, snapshot, tmp_path: Path) -> None:
+    """The README's tour ends in Python: the same journeys on the warehouse and a snapshot of it."""
+    (code,) = _python_blocks(REPO / "README.md")
+    (tmp_path / "warehouse.duckdb").symlink_to(built["house"].path)
+    (tmp_path / "snapshots").mkdir()
+    for dated in re.findall(r'open_snapshot\("snapshots/([^"]+)"\)', code):
+        (tmp_path / "snapshots" / dated).symlink_to(snapshot.path)
+    lines = _run_in(tmp_path, code, "README.md")
+    canonical = built["house"].sql("SELECT count(*) FROM v_scores_canonical").rows[0][0]
+    assert lines[0] == f"({canonical},)"
+    # a print whose comment says what it prints prints that
+    said = [c.strip() for c in re.findall(r"^print\(.*\)\s*#(.*)$", code, re.M)]
+    assert said and lines[-len(said) :] == said
+
+
+def test_the_python_api_notebook_session_runs_as_written(built: dict, shared: Path, tmp_path: Path) -> None:
+    """docs/python-api.md's notebook session, run verbatim (../shared pointed at the pinned data,
+    build/mirror at the replay mirror) in a scratch folder."""
+    code = _python_blocks(REPO / "docs" / "python-api.md")[0].replace("../shared", str(shared))
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "mirror").symlink_to(built["mirror"])
+    lines = _run_in(tmp_path, code, "docs/python-api.md")
+    assert eval(lines[0]) == built["night"].statuses()  # the same bytes load the same way
+    assert lines[1] == f"{built['imported'].as_dict()['records_loaded']} records"
+    top = eval(lines[2])
+    assert len(top) == 3 and all(0 < v <= 1 for _, v in top)
+    assert lines[3] == "qwen/qwen-2.5-72b-instruct"
+    rows, cols = eval(lines[4])
+    assert cols == 2 and rows >= 5

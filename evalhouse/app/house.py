@@ -174,7 +174,10 @@ class House:
         validate: bool,
         deadline: float | None = None,
         accept_drift: Collection[str] = (),
+        bound_crawls: bool = True,
     ) -> RefreshOptions:
+        """How a load fetches; ``bound_crawls``: a crawl stops at the deadline too (a refresh's
+        crawls do; an ``ingest`` crawl runs to its end, as the command's always has)."""
         from evalhouse.pipeline.refresh import RefreshOptions
 
         deadline = self.http.deadline if deadline is None else deadline
@@ -184,7 +187,7 @@ class House:
             mirror=mirror if mirror is not None else self.http.mirror,
             env=self.http.env,
             client_factory=self._client_factory(deadline),
-            crawl_settings={"CLOSESPIDER_TIMEOUT": deadline},
+            crawl_settings={"CLOSESPIDER_TIMEOUT": deadline} if bound_crawls else None,
             after_load=self.checkpoint(validate),
             registry=self.registry,
             accept_drift=frozenset(accept_drift),
@@ -269,7 +272,8 @@ class House:
         key = resolve_key(source)
         given = [str(x) for x in locations]
         wanted = [*given, *read_targets(targets)]
-        options = self._options(mirror=mirror, validate=validate, accept_drift={key} if accept_drift else ())
+        waived = {key} if accept_drift else ()
+        options = self._options(mirror=mirror, validate=validate, accept_drift=waived, bound_crawls=False)
         store = self.raw_store()
         with self.connect(read_only=False) as wh:
             if named:

@@ -48,11 +48,11 @@ if TYPE_CHECKING:
     from evalhouse.curation.registry import Registry
     from evalhouse.ingest.http import HttpClient
     from evalhouse.pipeline.import_eee import ImportSummary
-    from evalhouse.pipeline.ledger import AfterLoad, RunResult
     from evalhouse.pipeline.refresh import RefreshOptions
     from evalhouse.warehouse.audit import RawVerification
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.eee_export import ExportSummary
+    from evalhouse.warehouse.ledger import AfterLoad, RunResult
     from evalhouse.warehouse.raw_store import RawStore
     from evalhouse.warehouse.rederive import Rederived
     from evalhouse.warehouse.snapshot import CreatedSnapshot, VerifyReport
@@ -157,7 +157,7 @@ class House:
     @staticmethod
     def checkpoint(validate: bool = True) -> AfterLoad | None:
         """The expectations checkpoint each load runs inside its transaction (None: ``validate=False``)."""
-        from evalhouse.pipeline.ledger import checkpoint
+        from evalhouse.warehouse.ledger import checkpoint
 
         return checkpoint(skip=not validate)
 
@@ -226,8 +226,8 @@ class House:
         source key is an :class:`~evalhouse.errors.InputError` naming the closest ones.
         """
         serial_blas()  # a load: no linear algebra
+        from evalhouse.common.redaction import redact_url
         from evalhouse.ingest.catalog import get_source
-        from evalhouse.ingest.redaction import redact_url
         from evalhouse.pipeline.changes import reports_dir, run_report, write_report
         from evalhouse.pipeline.refresh import refresh
 

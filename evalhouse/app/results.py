@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from evalhouse.analytics.runs import Outcome
     from evalhouse.pipeline.import_eee import ImportSummary
-    from evalhouse.pipeline.ledger import RunResult
     from evalhouse.site.build import SiteSummary
     from evalhouse.warehouse.audit import RawVerification
     from evalhouse.warehouse.eee_export import ExportSummary
     from evalhouse.warehouse.expectations import ValidationSummary
+    from evalhouse.warehouse.ledger import RunResult
     from evalhouse.warehouse.rederive import Rederived
     from evalhouse.warehouse.snapshot import CreatedSnapshot, VerifyReport
     from evalhouse.warehouse.snapshot_diff import SnapshotDiff, TableDiff
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 _ELSEWHERE = {
     "Outcome": "evalhouse.analytics.runs",
     "ImportSummary": "evalhouse.pipeline.import_eee",
-    "RunResult": "evalhouse.pipeline.ledger",
+    "RunResult": "evalhouse.warehouse.ledger",
     "SiteSummary": "evalhouse.site.build",
     "RawVerification": "evalhouse.warehouse.audit",
     "ExportSummary": "evalhouse.warehouse.eee_export",

@@ -30,7 +30,7 @@ from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
 from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.mirror import holds_nothing_of
 from evalhouse.ingest.source import ParseError, SourceModule, SourceState
-from evalhouse.pipeline import guards, ledger
+from evalhouse.pipeline import guards
 from evalhouse.pipeline.reparse import reload_stored
 from evalhouse.pipeline.source_run import (
     Fetched,
@@ -40,6 +40,7 @@ from evalhouse.pipeline.source_run import (
     parsed_fingerprint,
     store_fetch,
 )
+from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.raw_store import RawStore

@@ -15,8 +15,8 @@ from evalhouse.common.resources import read_sql
 from evalhouse.curation.packaged_registry import PACKAGED, PackagedRegistry
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.source import FetchMeta
-from evalhouse.pipeline import ledger
 from evalhouse.pipeline.source_run import Fetched, SourceRun
+from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
 

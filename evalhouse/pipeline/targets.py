@@ -17,10 +17,10 @@ from evalhouse.errors import InputError
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.fetch import FetchError
 from evalhouse.ingest.source import ParseError
-from evalhouse.pipeline import ledger
 from evalhouse.pipeline.refresh import RefreshOptions, resolve_key, source_state
 from evalhouse.pipeline.source_run import Fetched, SourceRun, store_fetch
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
+from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 

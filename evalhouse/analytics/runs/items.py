@@ -27,8 +27,8 @@ from evalhouse.analytics.items.simulate import simulate_panel as simulate
 from evalhouse.analytics.items.store import CSV_COLUMNS, WELFARE_COLUMNS, store_audit
 from evalhouse.analytics.runs.common import Outcome, named_errors, reading
 from evalhouse.errors import InputError
-from evalhouse.pipeline import ledger
 from evalhouse.pipeline.items_ingest import load_items
+from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
 
 SIMULATOR = ledger.SourceRow(

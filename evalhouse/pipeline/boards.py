@@ -24,10 +24,10 @@ from datetime import UTC
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from evalhouse.common.resources import read_sql
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline.source_run import parse_payload
 from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, SOURCE_RECORD_ID, ParsedRecord
+from evalhouse.warehouse import history
 from evalhouse.warehouse.raw_store import RawStoreError
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ def run_board(con: duckdb.DuckDBPyConnection, store: RawStore, module: SourceMod
     key = module.SOURCE.key
     records: list[Mapping[str, Any]] = []
     unreadable: list[str] = []
-    rows = con.execute(read_sql("evalhouse.pipeline", "run_payloads.sql"), [run_id]).fetchall()
+    rows = history.run_payloads(con, run_id)
     for sha, url, retrieved_at, content_type, label in rows:
         meta = FetchMeta(key, url, sha, retrieved_at.replace(tzinfo=UTC), content_type, label)
         try:

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from evalhouse.common.jsonable import dumps
-from evalhouse.common.resources import read_sql
 from evalhouse.errors import InputError, NotFound
 from evalhouse.ingest.catalog import get_source, source_keys
 from evalhouse.pipeline.boards import DEFAULT_TOLERANCE, Board, compare, run_board
+from evalhouse.warehouse import history
 
 if TYPE_CHECKING:
     from evalhouse.warehouse.db import Warehouse
@@ -104,7 +104,7 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 def all_runs(con: Any) -> list[Run]:
-    return [Run(*row) for row in con.execute(read_sql("evalhouse.pipeline", "changes_runs.sql")).fetchall()]
+    return [Run(*row) for row in history.runs(con)]
 
 
 def parse_since(con: Any, text: str | None) -> Since:
@@ -285,7 +285,7 @@ def _why_not_compared(window: Window) -> str:
 
 def _with_benchmark_ids(wh: Warehouse, key: str, found: dict[str, Any]) -> dict[str, Any]:
     """New and vanished benchmark names with the canonical benchmark the warehouse mapped each to."""
-    ids = dict(wh.con.execute(read_sql("evalhouse.pipeline", "source_benchmark_ids.sql"), [key]).fetchall())
+    ids = history.benchmark_ids(wh.con, key)
     bench = found["benchmarks"]
     for side in ("new", "vanished"):
         bench[side] = [{"name": name, "benchmark_id": ids.get(name)} for name in bench[side]]

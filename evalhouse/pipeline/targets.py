@@ -12,7 +12,6 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from evalhouse.common.resources import read_sql
 from evalhouse.errors import InputError
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.fetch import FetchError
@@ -20,7 +19,7 @@ from evalhouse.ingest.source import ParseError
 from evalhouse.pipeline.refresh import RefreshOptions, resolve_key, source_state
 from evalhouse.pipeline.source_run import Fetched, SourceRun, store_fetch
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
-from evalhouse.warehouse import ledger
+from evalhouse.warehouse import history, ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
@@ -78,8 +77,7 @@ def named_models(wh: Warehouse, key: str) -> list[str]:
     pick = getattr(module, "targets_from_model_ids", None)
     if pick is None:
         raise InputError(f"source {key!r} cannot fetch the models other sources name")
-    rows = wh.con.execute(read_sql("evalhouse.pipeline", "named_models.sql"), [module.SOURCE.key]).fetchall()
-    return pick([r[0] for r in rows])
+    return pick(history.named_model_ids(wh.con, module.SOURCE.key))
 
 
 def read_targets(targets: str | os.PathLike[str] | Iterable[str] | None) -> list[str]:

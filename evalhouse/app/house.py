@@ -625,18 +625,24 @@ class House:
     ) -> Outcome:
         """The HTML report of the analyses (figures embedded), pinned to ``snapshot``, else to the
         warehouse frozen first (``live``: its content hash, without freezing); every fit behind
-        it recorded into the warehouse unless ``record=False``."""
+        it recorded into the warehouse unless ``record=False``. When the warehouse was frozen for
+        it, ``outcome.extra["frozen"]`` is that :class:`Frozen`."""
         from evalhouse.analytics import runs
 
+        frozen = None
         if snapshot is None and not live:
-            snapshot = self.freeze().path
-        return runs.report(
+            frozen = self.freeze()
+            snapshot = frozen.path
+        outcome = runs.report(
             Path(output),
             db=self.path,
             snapshot=Path(snapshot) if snapshot is not None else None,
             record_into=self.path if record else None,
             welfare=Path(welfare) if welfare is not None else None,
         )
+        if frozen is not None:
+            outcome.extra["frozen"] = frozen
+        return outcome
 
     @property
     def analyses(self) -> Analyses:

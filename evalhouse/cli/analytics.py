@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from evalhouse.cli._analysis import RecordFlag, run, with_rules
-from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, house, out
+from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, house, out
 
 
 @with_rules()
@@ -62,7 +62,10 @@ def report(
     where = house(ctx, db)
 
     def call() -> Any:
-        return where.report(output, snapshot=snapshot, live=live, welfare=welfare, record=record)
+        outcome = where.report(output, snapshot=snapshot, live=live, welfare=welfare, record=record)
+        if frozen := outcome.extra.get("frozen"):
+            console.print(f"{'froze' if frozen.created else 'reusing'} snapshot {frozen.path}", highlight=False)
+        return outcome
 
     run(call, _print_report, json_out)
 

@@ -25,8 +25,11 @@ def snapshots_dir(db_path: Path) -> Path:
 
 def pin_snapshot(wh: Warehouse, store: RawStore) -> tuple[Path, bool]:
     """The folder of a snapshot of ``wh``'s current state and whether it was created just now."""
-    target = snapshots_dir(wh.path) / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    target, n = snapshots_dir(wh.path) / stamp, 1
     sweep(target, any_target=True)  # what killed freezes left, whatever second they started in
+    while target.exists():  # a freeze earlier in the same second: this one gets the next name
+        target, n = target.with_name(f"{stamp}-{n}"), n + 1
     created = create_snapshot(wh, target, store, name="pinned")
     earlier = created.previous_path
     if earlier and Path(earlier) != created.path and Path(earlier).is_dir() and verify_snapshot(earlier).ok:

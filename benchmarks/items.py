@@ -28,8 +28,8 @@ DUCKDB_MEMORY = "768MB"
 
 
 def phase_simulate_load(workdir: Path, n_items: int) -> dict:
-    from evalhouse.analytics.items.api import simulate_into
     from evalhouse.analytics.items.simulate import PanelSpec
+    from evalhouse.analytics.runs.items import simulate_into
     from evalhouse.warehouse.db import Warehouse
 
     with Warehouse.open(workdir / "panel.duckdb") as wh:
@@ -45,8 +45,8 @@ def phase_audit(workdir: Path, n_items: int) -> dict:
     import pandas as pd
     from scipy.stats import spearmanr
 
-    from evalhouse.analytics.items.api import analyze_items
     from evalhouse.analytics.items.audit import ItemAudit
+    from evalhouse.analytics.runs.items import fit_items as analyze_items
     from evalhouse.warehouse.db import Warehouse
 
     with Warehouse.open(workdir / "panel.duckdb") as wh:

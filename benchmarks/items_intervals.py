@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalhouse.analytics.items.api import simulate_into
 from evalhouse.analytics.items.audit import AXES, ItemAudit, cost_scenario
 from evalhouse.analytics.items.engine import DuckDBEngine
 from evalhouse.analytics.items.simulate import PanelSpec
+from evalhouse.analytics.runs.items import simulate_into
 from evalhouse.warehouse.db import Warehouse
 
 NOMINAL = 0.95

@@ -16,7 +16,8 @@ import typer
 
 from evalhouse.cli import app
 
-OUT = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "docs" / "cli.md"
 HEADER = """# CLI reference
 
 Generated from the commands by `scripts/cli_reference.py` (CI fails when it is stale: run
@@ -77,7 +78,8 @@ def render() -> str:
         rows = _option_rows(cmd, ctx)
         if rows:
             parts.append("\n| name | kind | what it does |\n|---|---|---|\n" + "\n".join(rows) + "\n")
-    return "".join(parts)
+    # defaults inside the checkout are written relative to it, so every clone renders the same text
+    return "".join(parts).replace(f"{REPO}/", "").replace(f"{REPO.parent}/", "../")
 
 
 def main(argv: list[str]) -> int:

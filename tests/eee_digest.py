@@ -304,8 +304,8 @@ def build(tree: Path, db: Path) -> dict[str, Any]:
     """Import ``tree`` twice into a new warehouse ``db``; the two imports' run counts."""
     from evalhouse.config import raw_store_path
     from evalhouse.pipeline.import_eee import import_tree
-    from evalhouse.pipeline.ledger import checkpoint
     from evalhouse.warehouse.db import Warehouse
+    from evalhouse.warehouse.ledger import checkpoint
     from evalhouse.warehouse.raw_store import RawStore
 
     store = RawStore(raw_store_path(db))

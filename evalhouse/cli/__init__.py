@@ -16,8 +16,6 @@ from typing import Annotated, Any
 
 import typer
 
-from evalhouse.cli import _lean_params
-
 #: Command modules in registration order ('items' adds 'analyze items' to the group 'analytics' makes).
 MODULES = (
     "warehouse",
@@ -53,8 +51,6 @@ _VALUED = ("--db", "--wait")
 
 
 def _new_app() -> typer.Typer:
-    # plain option values go through without pydantic (typer builds a validator per parameter)
-    _lean_params.install()
     return typer.Typer(
         name="evalhouse",
         help=(

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
+    from evalhouse.app import House
+
 #: Width tables are laid out at when the stream is not a terminal: wide enough that rich never
 #: cuts a value to "…" (a nightly log exists to show whole source keys, ids and dates).
 UNBOUNDED_WIDTH = 100_000
@@ -131,6 +133,13 @@ def db_path(ctx: typer.Context, db: str | None = None) -> Path:
         return resolve_db_path(db)
     root = ctx.find_root()
     return resolve_db_path((root.obj or {}).get("db"))
+
+
+def house(ctx: typer.Context, db: str | None = None) -> House:
+    """The house of the warehouse :func:`db_path` names (nothing is opened until a call needs it)."""
+    from evalhouse.app import House
+
+    return House.open(db_path(ctx, db))
 
 
 def is_terminal(stream: TextIO | None = None) -> bool:

@@ -13,8 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
-from evalhouse.cli._analysis import RecordFlag, run, target, with_rules
-from evalhouse.cli._common import DbOption, JsonFlag, KeepOption, SnapshotOption, guard, out, print_pin
+from evalhouse.cli._analysis import RecordFlag, run, with_rules
+from evalhouse.cli._common import DbOption, JsonFlag, KeepOption, SnapshotOption, house, out, print_pin
 
 
 @with_rules()
@@ -64,26 +64,15 @@ def report(
     'evalhouse site' does; the --keep N pins used most recently stay, older pin folders are removed);
     --live skips the freeze and pins to the warehouse's content hash (warehouse-state:...).
     """
-    from evalhouse.analytics import runs
-
-    read, into = target(ctx, db, record)
-    if snapshot is None and not live:
-        snapshot = _freeze(read, keep)
-    pinned = snapshot
+    where = house(ctx, db)
 
     def call() -> Any:
-        return runs.report(output, db=read, snapshot=pinned, record_into=into, welfare=welfare)
+        outcome = where.report(output, snapshot=snapshot, live=live, welfare=welfare, record=record, keep=keep)
+        if frozen := outcome.extra.get("frozen"):
+            print_pin(frozen)
+        return outcome
 
     run(call, _print_report, json_out)
-
-
-def _freeze(path: Path, keep: int) -> Path:
-    from evalhouse.warehouse.snapshot_pin import pin_warehouse
-
-    with guard():
-        pin = pin_warehouse(path, keep=keep)
-    print_pin(pin)
-    return pin.path
 
 
 def _print_report(summary: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out, shown
+from evalhouse.cli._common import DbOption, JsonFlag, console, emit_json, guard, house, out, shown
 
 
 def _line(text: str) -> None:
@@ -38,14 +38,8 @@ def audit_score(
 
     Example: evalhouse audit score 1089933429525066969; evalhouse audit score 3f9a1c --json
     """
-    from evalhouse.config import raw_store_path
-    from evalhouse.warehouse.audit import score_chain
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
-
-    path = db_path(ctx, db)
-    with guard(), Warehouse.open(path, read_only=True) as wh:
-        chain = score_chain(wh.con, score_id, RawStore(raw_store_path(path)))
+    with guard():
+        chain = house(ctx, db).audit_score(score_id)
     if json_out:
         emit_json(chain)
     else:
@@ -66,11 +60,8 @@ def audit_model(
     NAME is matched as a configuration id, then a source's model identifier, then a model name,
     then a base model id; failing all, the model-name rules resolve it to a base model.
     """
-    from evalhouse.warehouse.audit import model_report
-    from evalhouse.warehouse.db import Warehouse
-
-    with guard(), Warehouse.open(db_path(ctx, db), read_only=True) as wh:
-        report = model_report(wh.con, name, benchmark)
+    with guard():
+        report = house(ctx, db).audit_model(name, benchmark=benchmark)
     if json_out:
         emit_json(report)
     else:
@@ -84,20 +75,14 @@ def audit_verify(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = F
     Checks raw_snapshot.sha256, evaluation.raw_sha256 and evaluation.samples_sha256. Exit code 1
     when any object no longer matches its hash or any referenced payload is missing.
     """
-    from evalhouse.config import raw_store_path
-    from evalhouse.warehouse.audit import verify_raw
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
-
-    path = db_path(ctx, db)
-    store = RawStore(raw_store_path(path))
-    with guard(), Warehouse.open(path, read_only=True) as wh:
-        report = verify_raw(wh.con, store)
+    where = house(ctx, db)
+    with guard():
+        report = where.verify_raw()
     if json_out:
-        emit_json({"raw_store": str(store.root), **report.as_dict()})
+        emit_json({"raw_store": str(where.raw_store_path), **report.as_dict()})
     else:
         _line(
-            f"raw store {store.root}: re-hashed {report.objects_checked:,} stored objects, "
+            f"raw store {where.raw_store_path}: re-hashed {report.objects_checked:,} stored objects, "
             f"{report.payloads_referenced:,} payloads referenced"
         )
         for item in report.corrupt:
@@ -279,11 +264,8 @@ def conflicts(
     Example: evalhouse conflicts --benchmark "GPQA Diamond" --disagreeing;
     evalhouse conflicts --model GPT-4o --benchmark "GPQA Diamond"
     """
-    from evalhouse.warehouse.audit import conflicts as find_conflicts
-    from evalhouse.warehouse.db import Warehouse
-
-    with guard(), Warehouse.open(db_path(ctx, db), read_only=True) as wh:
-        report = find_conflicts(wh.con, benchmark=benchmark, model=model, disagreeing=disagreeing, limit=limit)
+    with guard():
+        report = house(ctx, db).conflicts(benchmark=benchmark, model=model, disagreeing=disagreeing, limit=limit)
     if json_out:
         emit_json(report)
         return

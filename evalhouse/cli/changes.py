@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from evalhouse.cli._common import DbOption, JsonFlag, SourceOption, db_path, emit_json, guard, out
+from evalhouse.cli._common import DbOption, JsonFlag, SourceOption, emit_json, guard, house, out
 
 SinceOption = Annotated[
     str | None,
@@ -51,20 +51,8 @@ def changes(
     report for its own runs to <db stem>.reports/latest.json (see docs/operations.md). Exit 0
     whatever changed; 2 for a --since that names no run and is no date, or an unknown --source.
     """
-    from evalhouse.config import raw_store_path
-    from evalhouse.pipeline.changes import changes as report_changes
-    from evalhouse.pipeline.changes import parse_since
-    from evalhouse.pipeline.refresh import resolve_key
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
-
-    path = db_path(ctx, db)
     with guard():
-        keys = [resolve_key(k) for k in source] if source else None
-        with Warehouse.open(path, read_only=True) as wh:
-            report = report_changes(
-                wh, RawStore(raw_store_path(path)), parse_since(wh.con, since), tolerance=tolerance, sources=keys
-            )
+        report = house(ctx, db).changes(since=since, tolerance=tolerance, sources=source)
     if json_out:
         emit_json(report)
         return

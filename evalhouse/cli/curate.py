@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out, usage_error
+from evalhouse.cli._common import DbOption, JsonFlag, console, emit_json, guard, house, out, usage_error
 
 POLICY_NAMES = ("prefer-independent", "prefer-first-party", "prefer-tier", "mean", "latest")
 
@@ -37,33 +36,22 @@ def dates(
     reason, never an overwrite: 'evalhouse dates --model "GPT-5" --correct 2025-08-07 --reason ...'.
     Exit 2 when the model is unknown or ambiguous (for --correct) or the date is malformed.
     """
-    from evalhouse.warehouse import release_dates
-    from evalhouse.warehouse.db import Warehouse
-
     if not conflicts and model is None:
         usage_error("give --model NAME (or --conflicts)")
-    fix = None
-    if correct is not None:
-        if precision not in ("day", "month", "year"):
-            usage_error(f"--precision must be day, month or year, not {precision!r}")
-        try:
-            day = date.fromisoformat(correct)
-        except ValueError:
-            usage_error(f"--correct {correct!r} is not a date YYYY-MM-DD")
-        fix = release_dates.Correction(day, reason=reason or "", precision=precision, url=url)  # type: ignore[arg-type]
-    with guard(), Warehouse.open(db_path(ctx, db), read_only=fix is None) as wh:
+    where = house(ctx, db)
+    with guard():
         if conflicts:
-            rows = release_dates.conflicts(wh.con)
+            rows = where.release_date_conflicts()
             if json_out:
                 emit_json(rows)
             else:
                 _print_conflicts(rows)
             return
         assert model is not None
-        if fix is not None:
-            with wh.transaction() as con:
-                release_dates.correct_model(con, model, fix)
-        report = release_dates.dates_report(wh.con, model)
+        if correct is not None:
+            report = where.correct_release_date(model, correct, reason=reason or "", precision=precision, url=url)
+        else:
+            report = where.release_dates(model)
     if json_out:
         emit_json(report)
     else:
@@ -144,14 +132,9 @@ def policy(
     one; prefer-first-party, prefer-tier, mean (paper 002) and latest are the alternatives.
     An unknown policy name exits 2.
     """
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.decisions import current_policy, set_policy
-
-    with guard(), Warehouse.open(db_path(ctx, db), read_only=name is None) as wh:
-        if name is not None:
-            with wh.transaction() as con:
-                set_policy(con, name, reason or "set from the command line")
-        data = current_policy(wh.con)
+    where = house(ctx, db)
+    with guard():
+        data = where.conflict_policy() if name is None else where.set_conflict_policy(name, reason=reason)
     if json_out:
         emit_json(data)
     else:
@@ -170,11 +153,9 @@ def setup_policy(json_out: JsonFlag = False) -> None:
     policy is evalhouse/curation/registries/setup_policy.yaml; a change to it re-derives the
     cells of existing warehouses (see docs/curation-rules.md).
     """
-    from evalhouse.curation.registry import load_registry
+    from evalhouse.app import setup_policy as policy_of
 
-    policy = load_registry().setup_policy
-    assert policy is not None
-    data = policy.as_dict()
+    data = policy_of().as_dict()
     if json_out:
         emit_json(data)
         return
@@ -202,10 +183,9 @@ def benchmark_links(json_out: JsonFlag = False) -> None:
     conflicts --model M --benchmark B' prints it). The file is
     evalhouse/curation/registries/benchmark_links.yaml.
     """
-    from evalhouse.curation.registry import load_registry
+    from evalhouse.app import benchmark_links as links_of
 
-    links = load_registry().benchmark_links
-    assert links is not None
+    links = links_of()
     data = links.as_dict()
     if json_out:
         emit_json(data)
@@ -232,12 +212,8 @@ def rederive(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False
     refuse is left as it is and counted: 'evalhouse reparse --source S' quarantines it with the
     reason. Upgrading a warehouse to a new evalhouse does this by itself (a migration).
     """
-    from evalhouse.curation.registry import load_registry
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.rederive import rederive as rederive_all
-
-    with guard(), Warehouse.open(db_path(ctx, db)) as wh, wh.transaction() as con:
-        report = rederive_all(con, load_registry(), cause="evalhouse curate rederive")
+    with guard():
+        report = house(ctx, db).rederive()
     data = report.as_dict()
     if json_out:
         emit_json(data)
@@ -263,11 +239,8 @@ def quarantine_list(
 
     An unknown --source or --stage exits 2 with the closest known names.
     """
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.quarantine import quarantine_report
-
-    with guard(), Warehouse.open(db_path(ctx, db), read_only=True) as wh:
-        report = quarantine_report(wh.con, source=source, stage=stage, limit=limit)
+    with guard():
+        report = house(ctx, db).quarantine(source=source, stage=stage, limit=limit)
     if json_out:
         emit_json(report)
         return

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalhouse.cli._common import DbOption, JsonFlag, SourceOption, console, db_path, emit_json, guard, out
+from evalhouse.app.catalog import DEFAULT_FIXTURES, DEFAULT_SHARED
+from evalhouse.cli._common import DbOption, JsonFlag, SourceOption, console, emit_json, guard, house, out
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
-
-    from evalhouse.pipeline.ledger import RunResult
+    from evalhouse.app.results import RunResult
 
 SkipValidation = Annotated[
     bool,
@@ -61,9 +59,9 @@ def _print_runs(results: list[RunResult], title: str = "refresh") -> None:
 def sources(json_out: JsonFlag = False) -> None:
     """List the source catalog: key, kind, tier, organisation, URLs, cadence, required env vars, and the
     real payload each parser was verified on ('unverified': none yet, so a plain refresh leaves it out)."""
-    from evalhouse.ingest.catalog import catalog
+    from evalhouse.app import sources as catalog
 
-    specs = [m.SOURCE for m in catalog().values()]
+    specs = catalog()
     if json_out:
         emit_json([s.as_dict() for s in specs])
         return
@@ -128,68 +126,22 @@ def refresh(
     <db stem>.reports/refresh-<UTC time>.json and latest.json ('evalhouse changes' prints it). Exit 1
     when any source failed, 2 for an unknown --source, 130 when interrupted.
     """
-    from evalhouse.config import raw_store_path, serial_blas
-
-    serial_blas()  # a load: no linear algebra
-    from evalhouse.ingest.catalog import get_source
-    from evalhouse.ingest.http import DEFAULT_DEADLINE, HttpClient
-    from evalhouse.pipeline import refresh as refresh_mod
-    from evalhouse.pipeline.changes import reports_dir, run_report, write_report
-    from evalhouse.pipeline.ledger import checkpoint
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
-
-    path = db_path(ctx, db)
     with guard():
-        keys = [get_source(k).SOURCE.key for k in source] if source else None
-        total = len(keys) if keys else len(refresh_mod.scheduled_sources()) + len(refresh_mod.unverified_sources())
-        accepted = {get_source(k).SOURCE.key for k in accept_drift or ()}
-        show = not json_out and sys.stderr.isatty()
-        after_load = checkpoint(skip_validation)
-        store = RawStore(raw_store_path(path))
-        with Warehouse.open(path) as wh, _progress(show) as progress:
-            task = progress.add_task("refresh", total=total)
-            results = refresh_mod.refresh(
-                wh,
-                store,
-                keys,
-                refresh_mod.RefreshOptions(
-                    mirror=mirror,
-                    client_factory=lambda m: HttpClient(
-                        mirror=m, source_deadline=deadline, deadline=min(DEFAULT_DEADLINE, deadline)
-                    ),
-                    crawl_settings={"CLOSESPIDER_TIMEOUT": deadline},
-                    after_load=after_load,
-                    accept_drift=accepted,
-                    on_start=lambda key: progress.update(task, description=f"refreshing {key}"),
-                    on_done=lambda _r: progress.advance(task),
-                ),
-            )
-        # the boards are read again with the writer's lock released, as any reader reads them
-        with Warehouse.open(path, read_only=True) as wh:
-            report = run_report(wh, store, results, db_path=path)
-        written = write_report(reports_dir(path), report)
-    if json_out:
-        from evalhouse.ingest.redaction import redact_url
-
-        emit_json(
-            {
-                "db": str(path),
-                "mirror": mirror and redact_url(mirror),
-                "runs": [r.as_dict() for r in results],
-                "report": str(written),
-            }
+        night = house(ctx, db).refresh(
+            source, mirror=mirror, deadline=deadline, accept_drift=accept_drift or (), validate=not skip_validation
         )
+    if json_out:
+        emit_json(night.as_dict())
     else:
-        _print_runs(results)
-        t = report["totals"]
+        _print_runs(night.runs)
+        t = night.report["totals"]
         out.print(
-            f"run report: {written} ({t['models_new']} new and {t['models_vanished']} vanished models, "
+            f"run report: {night.report_path} ({t['models_new']} new and {t['models_vanished']} vanished models, "
             f"{t['benchmarks_new']} new benchmarks, {t['values_moved']} values moved; 'evalhouse changes' shows them)",
             highlight=False,
             markup=False,
         )
-    if any(r.status == "failed" for r in results):
+    if not night.ok:
         raise typer.Exit(1)
 
 
@@ -242,40 +194,17 @@ def ingest(
     directory), 'evalhouse ingest inspect-log a.json b.eval', 'evalhouse ingest helm-run RUN_DIR ...'.
     Exit 1 when the run failed, 2 for an unknown source or an unreadable --targets file.
     """
-    from evalhouse.errors import InputError
-    from evalhouse.ingest.catalog import get_source
-    from evalhouse.pipeline.ingest_file import ingest_file, ingest_paths
-    from evalhouse.pipeline.refresh import RefreshOptions
-    from evalhouse.pipeline.targets import named_models
-
-    given = list(locations or [])
-
-    def run(wh, store, after):
-        waived = {get_source(key).SOURCE.key} if accept_drift else set()
-        options = RefreshOptions(mirror=mirror, after_load=after, accept_drift=waived)
-        wanted = [*given, *_read_targets(targets)]
-        if named:
-            wanted += named_models(wh, key)
-        if not wanted:
-            raise InputError("nothing to ingest: give a file, URL or id, --targets FILE or --named")
-        if len(wanted) == 1 and not (targets or named):
-            return ingest_file(wh, store, key, wanted[0], options)
-        return ingest_paths(wh, store, key, wanted, options)
-
-    _run_one(ctx, db, key, skip_validation, json_out, run, title=f"ingest {key}")
-
-
-def _read_targets(path: Path | None) -> list[str]:
-    """The ids of a ``--targets`` file: one per line, ``#`` comments and blank lines skipped."""
-    if path is None:
-        return []
-    from evalhouse.errors import InputError
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read --targets {path}: {exc.strerror or exc}") from exc
-    return [line.split("#", 1)[0].strip() for line in text.splitlines() if line.split("#", 1)[0].strip()]
+    with guard():
+        result = house(ctx, db).ingest(
+            key,
+            locations or (),
+            targets=targets,
+            named=named,
+            mirror=mirror,
+            accept_drift=accept_drift,
+            validate=not skip_validation,
+        )
+    _report_run(result, json_out, title=f"ingest {key}")
 
 
 def reparse(
@@ -286,37 +215,13 @@ def reparse(
     json_out: JsonFlag = False,
 ) -> None:
     """Rebuild a source's rows from the raw store with the current parser and registries (no fetching)."""
-    from evalhouse.pipeline.reparse import reparse as reparse_source
-
-    _run_one(
-        ctx,
-        db,
-        source,
-        skip_validation,
-        json_out,
-        lambda wh, store, after: reparse_source(wh, store, source, after_load=after),
-        title=f"reparse {source}",
-    )
-
-
-def _run_one(
-    ctx: typer.Context, db: str | None, key: str, skip_validation: bool, json_out: bool, run, *, title: str
-) -> None:
-    """Open the warehouse for writing, run one source's load, report it; exit 1 if it failed."""
-    from evalhouse.config import raw_store_path, serial_blas
-
-    serial_blas()  # a load: no linear algebra
-    from evalhouse.pipeline.ledger import checkpoint
-    from evalhouse.pipeline.refresh import resolve_key
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
-
-    path = db_path(ctx, db)
     with guard():
-        resolve_key(key)
-        after_load = checkpoint(skip_validation)
-        with Warehouse.open(path) as wh:
-            result = run(wh, RawStore(raw_store_path(path)), after_load)
+        result = house(ctx, db).reparse(source, validate=not skip_validation)
+    _report_run(result, json_out, title=f"reparse {source}")
+
+
+def _report_run(result: RunResult, json_out: bool, *, title: str) -> None:
+    """Print one source's run; exit 1 if it failed."""
     if json_out:
         emit_json(result.as_dict())
     else:
@@ -332,28 +237,19 @@ def mirror_export(
     json_out: JsonFlag = False,
 ) -> None:
     """Write the latest stored payload of every fetched URL as a mirror tree for --mirror replays."""
-    from evalhouse.config import raw_store_path
-    from evalhouse.ingest.mirror_export import export_mirror
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
-
-    path = db_path(ctx, db)
-    with guard(), Warehouse.open(path, read_only=True) as wh:
-        written = export_mirror(wh, RawStore(raw_store_path(path)), directory)
+    with guard():
+        written = house(ctx, db).export_mirror(directory)
     _print_mirror(directory, written, json_out)
-
-
-_CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def mirror_from_shared(
     directory: Annotated[Path, typer.Argument(help="Where to write the mirror tree.")],
     shared: Annotated[
         Path, typer.Option(help="The pinned datasets folder (the repository's ../shared).")
-    ] = _CHECKOUT.parent / "shared",
+    ] = DEFAULT_SHARED,
     fixtures: Annotated[
         Path, typer.Option(help="The recorded real payloads of the sources (the repository's tests/fixtures).")
-    ] = _CHECKOUT / "tests" / "fixtures",
+    ] = DEFAULT_FIXTURES,
     json_out: JsonFlag = False,
 ) -> None:
     """Build a replay mirror of every verified source from its recorded real payloads, for machines that
@@ -365,10 +261,10 @@ def mirror_from_shared(
     fetch, parse and load path; a source the mirror holds nothing of is 'skipped'. Exit 2 when no
     recorded payload is found at all.
     """
-    from evalhouse.ingest.pinned import mirror_from_shared as build
+    from evalhouse.app import mirror_from_shared as build
 
     with guard():
-        written = build(shared, directory, fixtures)
+        written = build(directory, shared=shared, fixtures=fixtures)
     _print_mirror(directory, written, json_out)
 
 
@@ -378,41 +274,6 @@ def _print_mirror(directory: Path, written: dict[str, Path], json_out: bool) -> 
     else:
         for url, file in written.items():
             out.print(f"{url} -> {file}", highlight=False, markup=False)
-
-
-class _NoProgress:
-    """What ``refresh`` calls on its progress bar, doing nothing (``--json``, or not a terminal)."""
-
-    def __enter__(self) -> _NoProgress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def add_task(self, description: str, **fields: Any) -> int:
-        return 0
-
-    def update(self, task: int, **fields: Any) -> None:
-        return None
-
-    def advance(self, task: int) -> None:
-        return None
-
-
-def _progress(show: bool) -> Progress | _NoProgress:
-    if not show:  # rich.progress (≈ 45 ms of imports) only when a bar is shown
-        return _NoProgress()
-    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TimeElapsedColumn(),
-        console=console.console,
-        disable=not show,
-        transient=True,
-    )
 
 
 def register(app: typer.Typer) -> None:

@@ -40,32 +40,21 @@ def simulate_panel(
     a true seed variance and a base difficulty; '--truth' writes them out. The same spec and
     '--random-state' give the same panel. Then run 'evalhouse analyze items'.
     """
-    from evalhouse.analytics.items.api import simulate_into
-    from evalhouse.analytics.items.simulate import PanelSpec
-    from evalhouse.warehouse.db import Warehouse
+    from evalhouse.analytics import runs
 
-    spec = PanelSpec(
-        n_items=items,
-        seeds=seeds,
-        seed_checkpoints=checkpoints,
-        noise_sd=noise,
-        random_state=random_state,
-        prefix=prefix,
-    )
-    with guard(), Warehouse.open(db_path(ctx)) as wh:
-        result, panel = simulate_into(wh, spec)
-    if truth is not None:
-        truth.parent.mkdir(parents=True, exist_ok=True)
-        panel.truth.to_csv(truth, index=False)
-    payload = {**result.as_dict(), "suites": panel.suites, "truth": str(truth) if truth else None}
+    spec = {"n_items": items, "seeds": seeds, "seed_checkpoints": checkpoints, "noise_sd": noise}
+    with guard():
+        done = runs.simulate_panel(db=db_path(ctx), truth=truth, random_state=random_state, prefix=prefix, **spec)
+    payload = done.as_dict()
     if json_out:
         emit_json(payload)
     else:
+        suites = payload["suites"]
         out.print(
-            f"{result.status}: {payload['loaded']:,} responses of {items:,} items loaded "
-            f"(suites {panel.suites['improvability']}, {panel.suites['noise']})"
+            f"{payload['status']}: {payload['loaded']:,} responses of {items:,} items loaded "
+            f"(suites {suites['improvability']}, {suites['noise']})"
         )
-    if result.status == "failed":
+    if not done.ok:
         raise typer.Exit(1)
 
 
@@ -154,51 +143,34 @@ def analyze_items(
     best uniform weights is printed as a share of the attainable welfare, with the modelling
     assumptions (C from linear prices, r's units).
     """
-    from evalhouse.analytics.items.api import analyze_items as run
-    from evalhouse.analytics.items.audit import ItemAudit
-    from evalhouse.analytics.items.optimal import OptimalWeights
+    from evalhouse.analytics import runs
     from evalhouse.errors import InputError
-    from evalhouse.warehouse.db import Warehouse
 
-    audit = ItemAudit(
-        cost_scenario=cost,
-        n_boot=n_boot,
-        random_state=random_state,
-        improvability_exclusion=exclusion,
-        intervals=intervals,
-    )
+    path = db_path(ctx)
     with guard():
         try:
             sweep = tuple(float(x) for x in r_sweep.split(",") if x.strip())
         except ValueError:
             raise InputError(f"--r-sweep {r_sweep!r}: give comma-separated numbers, e.g. 0.1,1,10,100") from None
-        optimal = OptimalWeights(r=r, r_unit=r_unit, r_sweep=sweep, sigma=sigma)
-        if snapshot is not None:
-            from evalhouse.warehouse.snapshot import open_snapshot
-
-            summary = run(
-                open_snapshot(snapshot),
-                engine=engine,
-                out=output,
-                audit=audit,
-                parquet=parquet or (snapshot if engine == "spark" else None),
-                welfare=welfare,
-                optimal=optimal,
-                framing=framing,
-            )
-        else:
-            with Warehouse.open(db_path(ctx)) as wh:
-                summary = run(
-                    wh.con,
-                    engine=engine,
-                    out=output,
-                    writable=wh,
-                    audit=audit,
-                    parquet=parquet,
-                    welfare=welfare,
-                    optimal=optimal,
-                    framing=framing,
-                )
+        summary = runs.analyze_items(
+            db=path,
+            snapshot=snapshot,
+            record_into=path if snapshot is None else None,  # a snapshot's audit is not recorded
+            engine=engine,
+            out=output,
+            parquet=parquet,
+            welfare=welfare,
+            framing=framing,
+            cost_scenario=cost,
+            n_boot=n_boot,
+            random_state=random_state,
+            improvability_exclusion=exclusion,
+            intervals=intervals,
+            r=r,
+            r_unit=r_unit,
+            r_sweep=sweep,
+            sigma=sigma,
+        ).as_dict()
     if json_out:
         emit_json(summary)
         return

@@ -37,18 +37,13 @@ def resolve(
     "evalhouse models resolve \"GPT-4o (Aug '24)\" --id openai/gpt-4o-2024-08-06", 'evalhouse
     models resolve gpt-4o --observed 2024-09-01'.
     """
-    import datetime as dt
-
-    from evalhouse.curation.identity import describe_name
-    from evalhouse.curation.names import NameHints
-    from evalhouse.curation.registry import load_registry
+    from evalhouse.app import resolve_model
+    from evalhouse.errors import InputError
 
     try:
-        day = dt.date.fromisoformat(observed) if observed else None
-    except ValueError as exc:
-        raise typer.BadParameter(f"--observed {observed!r} is not a date (YYYY-MM-DD)") from exc
-    hints = NameHints(source_id=source_id, release_date=released, observed_on=day)
-    data = describe_name(name, load_registry(), source=source, developer=developer, hints=hints)
+        data = resolve_model(name, source, developer, source_id=source_id, released=released, observed=observed or None)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc)) from exc
     if json_out:
         emit_json(data)
         return

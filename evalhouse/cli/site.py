@@ -13,9 +13,10 @@ from evalhouse.cli._common import (
     KeepOption,
     SnapshotOption,
     console,
-    db_path,
     emit_json,
+    escape,
     guard,
+    house,
     out,
     print_pin,
 )
@@ -62,32 +63,13 @@ def site(
     warehouse at --db are shown as recorded (nothing is refitted); only the missing ones are fitted,
     and recorded there (unless --no-record) so the next site of that snapshot reuses them.
     """
-    from evalhouse.errors import InputError
-    from evalhouse.pipeline.changes import read_latest
-    from evalhouse.site import build_site
-    from evalhouse.warehouse.expectations import data_docs_index
-    from evalhouse.warehouse.snapshot_pin import pin_warehouse
-
-    path = db_path(ctx, db)
     with guard():
-        if snapshot is None:
-            pin = pin_warehouse(path, keep=keep)
-            print_pin(pin)
-            snapshot = pin.path
-        docs = data_docs_index(path)
-        try:
-            changes = read_latest(path)
-        except InputError as exc:  # a damaged report costs the page, not the site
-            console.print(f"[yellow]note:[/] the What's new page is left empty: {exc}", highlight=False)
-            changes = None
-        summary = build_site(
-            snapshot,
-            out_dir,
-            analyses=analyses,
-            data_docs=docs.parent if docs else None,
-            changes=changes,
-            record_into=path if record and path.exists() else None,
-        )
+        built = house(ctx, db).site(out_dir, snapshot=snapshot, analyses=analyses, record=record, keep=keep)
+    if built.frozen is not None:
+        print_pin(built.frozen)
+    for note in built.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    summary = built.summary
     if json_out:
         emit_json(summary.as_dict())
         return

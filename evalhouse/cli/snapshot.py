@@ -22,9 +22,10 @@ from evalhouse.cli._common import (
     TempLimitOption,
     TimeoutOption,
     console,
-    db_path,
     emit_json,
+    escape,
     guard,
+    house,
     out,
     print_rows,
     row_limit,
@@ -33,8 +34,7 @@ from evalhouse.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from evalhouse.warehouse.snapshot import CreatedSnapshot
-    from evalhouse.warehouse.snapshot_diff import SnapshotDiff, TableDiff
+    from evalhouse.app.results import CreatedSnapshot, SnapshotDiff, TableDiff
 
 SnapshotDir = Annotated[Path, typer.Argument(help="A snapshot folder (the one holding manifest.json).")]
 ExpectId = Annotated[
@@ -81,16 +81,8 @@ def create(
     each as the warehouse stores it; --eee-tree writes the datastore layout EEE's tools read. The
     snapshot is recorded in the warehouse's snapshot table; analyses record its id.
     """
-    from evalhouse.config import raw_store_path
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
-    from evalhouse.warehouse.snapshot import create_snapshot
-
-    path = db_path(ctx, db)
-    if not path.exists():
-        usage_error(f"no warehouse at {path}: run 'evalhouse migrate' or 'evalhouse refresh' first")
-    with guard(), Warehouse.open(path) as wh:
-        created = create_snapshot(wh, out_dir, RawStore(raw_store_path(path)), name=name, eee_tree=eee_tree)
+    with guard():
+        created = house(ctx, db).create_snapshot(out_dir, name=name, eee_tree=eee_tree)
     _report_created(created, json_out)
 
 
@@ -125,24 +117,6 @@ def _report_created(created: CreatedSnapshot, json_out: bool) -> None:
         console.print(f"[yellow]not in the EEE tree[/] (still in the Parquet) {eval_id}: {reason}")
 
 
-def _recorded_ids(ctx: typer.Context) -> list[str]:
-    """The snapshot ids the warehouse (--db) recorded, which an --expect-id prefix must not share
-    with the snapshot verified; none when there is no warehouse there."""
-    from evalhouse.errors import WarehouseError
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.snapshot import recorded_snapshot_ids
-
-    path = db_path(ctx)
-    if not path.exists():
-        return []
-    try:
-        with Warehouse.open(path, read_only=True) as wh:
-            return recorded_snapshot_ids(wh.con)
-    except WarehouseError as exc:  # held by a writer, or not migrated: the manifest's own id decides
-        console.print(f"[yellow]note:[/] not checking --expect-id against {path}'s snapshots: {exc}", highlight=False)
-        return []
-
-
 def verify(ctx: typer.Context, directory: SnapshotDir, expect_id: ExpectId = None, json_out: JsonFlag = False) -> None:
     """Re-hash every file of a snapshot against its manifest (and, with --expect-id, its id).
 
@@ -153,10 +127,10 @@ def verify(ctx: typer.Context, directory: SnapshotDir, expect_id: ExpectId = Non
     whole id or a prefix of at least 6 hex digits; a prefix that other snapshots the warehouse
     recorded begin with too is refused (exit 2) naming them.
     """
-    from evalhouse.warehouse.snapshot import verify_snapshot
-
     with guard():
-        report = verify_snapshot(directory, expect_id=expect_id, known_ids=_recorded_ids(ctx) if expect_id else ())
+        report = house(ctx).verify_snapshot(directory, expect_id=expect_id)
+    for note in report.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     if json_out:
         emit_json(report.as_dict())
     elif report.ok:
@@ -221,7 +195,7 @@ def diff(a: SnapshotDir, b: SnapshotDir, json_out: JsonFlag = False, limit: Limi
     is compared in DuckDB and only what differs is kept, so memory follows the change, not the
     size of the snapshots.
     """
-    from evalhouse.warehouse.snapshot_diff import diff_snapshots
+    from evalhouse.app import diff_snapshots
 
     with guard():
         result = diff_snapshots(a, b, limit=limit or None)
@@ -242,19 +216,15 @@ def _snippet(directory: Path) -> str:
     )
 
 
-def _describe(directory: Path, json_out: bool) -> None:
-    from evalhouse.warehouse.snapshot import load_manifest
-
-    manifest, _ = load_manifest(directory)
-    tables = {n: e.get("rows") for n, e in manifest["tables"].items()}
+def _describe(directory: Path, held: dict[str, Any], json_out: bool) -> None:
     if json_out:
-        emit_json({"snapshot_id": manifest["snapshot_id"], "name": manifest["name"], "rows": tables})
+        emit_json({"snapshot_id": held["snapshot_id"], "name": held["name"], "rows": held["rows"]})
         return
-    out.print(f"snapshot {manifest['snapshot_id']} {manifest['name'] or ''} (created {manifest['created_at']})")
+    out.print(f"snapshot {held['snapshot_id']} {held['name'] or ''} (created {held['created_at']})")
     grid = Table()
     grid.add_column("table / view")
     grid.add_column("rows", justify="right")
-    for name, rows in tables.items():
+    for name, rows in held["rows"].items():
         grid.add_row(name, "built on open" if rows is None else f"{rows:,}")
     grid.add_row("snapshot_meta", "1")
     out.print(grid)
@@ -263,6 +233,7 @@ def _describe(directory: Path, json_out: bool) -> None:
 
 
 def open_(
+    ctx: typer.Context,
     directory: SnapshotDir,
     sql: Annotated[
         str | None,
@@ -285,20 +256,16 @@ def open_(
     read-only statement, no files outside the snapshot folder, a timeout, a memory and a spill
     limit, and at most 10,000 rows unless --limit says otherwise.
     """
-    from evalhouse.warehouse.snapshot import require_verified
-    from evalhouse.warehouse.sql_guard import QueryBounds, guarded_query
+    from evalhouse.app import describe_snapshot
 
     if json_out and csv_out:
         usage_error("choose one of --json and --csv")
     with guard():
         if sql is None:
-            require_verified(directory, expect_id=expect_id)
-            _describe(directory, json_out)
+            _describe(directory, describe_snapshot(directory, expect_id=expect_id), json_out)
             return
-        bounds = QueryBounds.resolve(timeout, memory_limit, temp_limit)
-        with guarded_query(
-            sql, snapshot=directory, expect_id=expect_id, limit=row_limit(limit), bounds=bounds
-        ) as result:
+        bounds = {"timeout": timeout, "memory_limit": memory_limit, "temp_limit": temp_limit}
+        with house(ctx).query(sql, snapshot=directory, expect_id=expect_id, limit=row_limit(limit), **bounds) as result:
             print_rows(result, json_out=json_out, csv_out=csv_out, raw=raw, limit_given=limit is not None)
 
 

@@ -15,8 +15,8 @@ from evalhouse.cli._common import (
     SnapshotOption,
     TempLimitOption,
     TimeoutOption,
-    db_path,
     guard,
+    house,
     print_rows,
     row_limit,
     usage_error,
@@ -54,17 +54,11 @@ def sql(
     1 and says which. Without --limit at most 10,000 rows are printed; in a pipe or file, more
     rows than that exit 1 after the rows.
     """
-    from evalhouse.config import raw_store_path
-    from evalhouse.warehouse.sql_guard import QueryBounds, guarded_query
-
     if json_out and csv_out:
         usage_error("choose one of --json and --csv")
-    path = db_path(ctx, db)
-    with guard():
-        bounds = QueryBounds.resolve(timeout, memory_limit, temp_limit)
-        target = {"db": path, "raw_store": raw_store_path(path), "snapshot": snapshot}
-        with guarded_query(query, **target, limit=row_limit(limit), bounds=bounds) as result:
-            print_rows(result, json_out=json_out, csv_out=csv_out, raw=raw, limit_given=limit is not None)
+    bounds = {"timeout": timeout, "memory_limit": memory_limit, "temp_limit": temp_limit}
+    with guard(), house(ctx, db).query(query, snapshot=snapshot, limit=row_limit(limit), **bounds) as result:
+        print_rows(result, json_out=json_out, csv_out=csv_out, raw=raw, limit_given=limit is not None)
 
 
 def register(app: typer.Typer) -> None:

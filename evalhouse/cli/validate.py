@@ -8,10 +8,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, guard, out
+from evalhouse.cli._common import DbOption, JsonFlag, console, emit_json, guard, house, out
 
 if TYPE_CHECKING:
-    from evalhouse.warehouse.expectations import ValidationSummary
+    from evalhouse.app.results import ValidationSummary
 
 STYLE = {"passed": "green", "failed": "bold red", "warning": "yellow"}
 
@@ -36,23 +36,15 @@ def validate(
     builds GX Data Docs there (open the printed index.html; 'evalhouse site' links them). Exit
     code 1 when an error-level expectation fails; warnings never fail.
     """
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.expectations import build_data_docs, prepare, project_dir, run_checkpoint
-
-    path = db_path(ctx, db)
-    project = project_dir(path)
     with guard():
-        prepare(project)  # import great-expectations before taking the writer lock
-        with Warehouse.open(path) as wh, wh.transaction() as con:
-            summary = run_checkpoint(con, project=project)
-        index = build_data_docs(project) if docs else None
+        done = house(ctx, db).validate(docs=docs)
     if json_out:
-        emit_json({**summary.as_dict(), "gx_project": str(project), "data_docs": str(index) if index else None})
+        emit_json(done.as_dict())
     else:
-        _print(summary)
-        if index:
-            out.print(f"Data Docs: {index}", highlight=False, markup=False)
-    if not summary.success:
+        _print(done.summary)
+        if done.data_docs:
+            out.print(f"Data Docs: {done.data_docs}", highlight=False, markup=False)
+    if not done.success:
         raise typer.Exit(1)
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from evalhouse.cli._common import DbOption, JsonFlag, console, db_path, emit_json, escape, guard, out
+from evalhouse.cli._common import DbOption, JsonFlag, console, emit_json, escape, guard, house, out
 
 SkipValidation = Annotated[
     bool, typer.Option("--skip-validation", help="Do not run the expectations checkpoint after each load.")
@@ -17,32 +17,26 @@ SkipValidation = Annotated[
 
 def migrate(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
     """Create the warehouse file, or bring it to the current schema (idempotent)."""
-    from evalhouse.warehouse.db import Warehouse
-
-    path = db_path(ctx, db)
-    with guard(), Warehouse.open(path) as wh:
-        applied = wh.migrate() or []
-        version = wh.schema_version()
+    with guard():
+        done = house(ctx, db).migrate()
     if json_out:
-        emit_json({"db": str(path), "schema_version": version, "applied": applied})
+        emit_json(done.as_dict())
     else:
-        out.print(f"{path}: schema version {version}" + (f" (applied {', '.join(applied)})" if applied else ""))
+        applied = f" (applied {', '.join(done.applied)})" if done.applied else ""
+        out.print(f"{done.db}: schema version {done.schema_version}{applied}")
 
 
 def stats(ctx: typer.Context, db: DbOption = None, json_out: JsonFlag = False) -> None:
     """Counts of sources, evaluations, scores, models, benchmarks and quarantined rows, and the
     cells where sources meet: cells_with_several_sources (candidates from two sources or more) and,
     per pair of sources, how many cells they share and how many of those disagree."""
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.stats import stats as warehouse_stats
-
-    path = db_path(ctx, db)
-    with guard(), Warehouse.open(path, read_only=True) as wh:
-        data = warehouse_stats(wh)
+    where = house(ctx, db)
+    with guard():
+        data = where.stats()
     if json_out:
         emit_json(data)
         return
-    table = Table(title=f"evalhouse warehouse ({path.name}, schema v{data['schema_version']})")
+    table = Table(title=f"evalhouse warehouse ({where.path.name}, schema v{data['schema_version']})")
     table.add_column("what")
     table.add_column("count", justify="right")
     for key, value in data.items():
@@ -105,22 +99,8 @@ def import_eee(
     and the validation error; the rest still load. Exit 1 if anything was quarantined or a
     collection failed, 2 if DIR is not a datastore tree.
     """
-    from evalhouse.config import raw_store_path, serial_blas
-
-    serial_blas()  # a load: no linear algebra
-    from evalhouse.pipeline.import_eee import import_tree
-    from evalhouse.pipeline.ledger import checkpoint
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE
-    from evalhouse.warehouse.raw_store import RawStore
-
-    path = db_path(ctx, db)
     with guard():
-        after_load = checkpoint(skip_validation)
-        batch_size = batch_size or DEFAULT_BATCH_SIZE
-        with Warehouse.open(path) as wh:
-            store = RawStore(raw_store_path(path))
-            summary = import_tree(wh, directory, store, after_load=after_load, batch_size=batch_size)
+        summary = house(ctx, db).import_eee(directory, batch_size=batch_size, validate=not skip_validation)
     data = summary.as_dict()
     if json_out:
         emit_json(data)
@@ -179,14 +159,8 @@ def export_eee(
     could not be written, the disk filled (nothing is kept), or --strict and a record was not
     exported; 2 DIR is not a folder evalhouse may write.
     """
-    from evalhouse.config import raw_store_path
-    from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.eee_export import export_folder
-    from evalhouse.warehouse.raw_store import RawStore
-
-    path = db_path(ctx, db)
-    with guard(), Warehouse.open(path, read_only=True) as wh:
-        summary = export_folder(wh, directory, RawStore(raw_store_path(path)))
+    with guard():
+        summary = house(ctx, db).export_eee(directory)
     if json_out:
         emit_json(summary.as_dict())
     else:

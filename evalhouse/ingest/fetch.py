@@ -12,9 +12,9 @@ from types import MappingProxyType
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from evalhouse.common.redaction import REDACTED, is_secret_header, is_secret_param, redact_url, secret_forms
 from evalhouse.errors import RunFailed
 from evalhouse.ingest._httpx import httpx
-from evalhouse.ingest.redaction import REDACTED, is_secret_header, is_secret_param, redact_url, secret_forms
 
 FetchErrorKind = Literal[
     "timeout", "deadline", "connection", "http_status", "too_large", "too_many_redirects", "invalid_url"

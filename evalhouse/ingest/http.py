@@ -43,10 +43,10 @@ from typing import Any, Self
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
+from evalhouse.common.redaction import ACTIVE_SECRETS, is_secret_header, redact_text, redact_url
 from evalhouse.ingest._httpx import httpx
 from evalhouse.ingest.fetch import FetchError, FetchErrorKind, FetchRequest, FetchResult, parse_retry_after
 from evalhouse.ingest.mirror import mirror_url
-from evalhouse.ingest.redaction import ACTIVE_SECRETS, is_secret_header, redact_text, redact_url
 from evalhouse.version import __version__
 
 logger = logging.getLogger("evalhouse.http")

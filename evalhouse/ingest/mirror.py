@@ -41,7 +41,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 from urllib.request import url2pathname
 
-from evalhouse.ingest.redaction import is_secret_param, redact_url
+from evalhouse.common.redaction import is_secret_param, redact_url
 
 __all__ = ["INDEX_NAME", "MirrorKey", "build_mirror", "holds_nothing_of", "mirror_relpath", "mirror_url"]
 

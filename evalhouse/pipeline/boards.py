@@ -24,18 +24,16 @@ from datetime import UTC
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from evalhouse.common.resources import read_sql
-from evalhouse.curation.cells import metric_params_of, setup_of, subset_of
-from evalhouse.curation.setup_policy import SetupPolicy
-from evalhouse.curation.setup_policy import packaged_doc as packaged_setup_policy
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline.source_run import parse_payload
 from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, SOURCE_RECORD_ID, ParsedRecord
+from evalhouse.warehouse import history
 from evalhouse.warehouse.raw_store import RawStoreError
 
 if TYPE_CHECKING:
     import duckdb
 
+    from evalhouse.curation.setup_policy import SetupPolicy
     from evalhouse.warehouse.raw_store import RawStore
 
 #: A value moved when ``|new - old| > tolerance × max(|old|, |new|)``: 0.1% of its magnitude.
@@ -55,6 +53,8 @@ class Cell:
     rest: tuple[str, ...] = ()  # metric parameters, cited reference and URL, row id, result id
 
     def as_dict(self) -> dict[str, Any]:
+        from evalhouse.curation.cells import subset_of  # noqa: PLC0415 - the registries load only when a board is read
+
         return {
             "model": self.model,
             "benchmark": self.benchmark,
@@ -96,6 +96,8 @@ def _score(result: Mapping[str, Any]) -> float | None:
 
 def cells_of(record: Mapping[str, Any]) -> Iterable[tuple[Cell, float]]:
     """``(cell, value)`` of every numeric result of one EEE record."""
+    from evalhouse.curation.cells import metric_params_of, setup_of  # noqa: PLC0415 - the registries load only when a board is read
+
     info = record.get("model_info") or {}
     model = _text(info.get("id") or info.get("name"))
     cited = (record.get("source_metadata") or {}).get("additional_details") or {}
@@ -124,7 +126,9 @@ def cells_of(record: Mapping[str, Any]) -> Iterable[tuple[Cell, float]]:
 
 @cache
 def _policy() -> SetupPolicy:
-    return SetupPolicy.from_doc(packaged_setup_policy())
+    from evalhouse.curation.setup_policy import SetupPolicy, packaged_doc  # noqa: PLC0415 - with the board's first read
+
+    return SetupPolicy.from_doc(packaged_doc())
 
 
 def board_from(records: Iterable[Mapping[str, Any]]) -> Board:
@@ -149,7 +153,7 @@ def run_board(con: duckdb.DuckDBPyConnection, store: RawStore, module: SourceMod
     key = module.SOURCE.key
     records: list[Mapping[str, Any]] = []
     unreadable: list[str] = []
-    rows = con.execute(read_sql("evalhouse.pipeline", "run_payloads.sql"), [run_id]).fetchall()
+    rows = history.run_payloads(con, run_id)
     for sha, url, retrieved_at, content_type, label in rows:
         meta = FetchMeta(key, url, sha, retrieved_at.replace(tzinfo=UTC), content_type, label)
         try:

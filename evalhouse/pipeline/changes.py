@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from evalhouse.common.jsonable import dumps
-from evalhouse.common.resources import read_sql
 from evalhouse.errors import InputError, NotFound
-from evalhouse.ingest.catalog import catalog
+from evalhouse.ingest.catalog import get_source, source_keys
 from evalhouse.pipeline.boards import DEFAULT_TOLERANCE, Board, compare, run_board
+from evalhouse.warehouse import history
 
 if TYPE_CHECKING:
     from evalhouse.warehouse.db import Warehouse
@@ -104,7 +104,7 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 def all_runs(con: Any) -> list[Run]:
-    return [Run(*row) for row in con.execute(read_sql("evalhouse.pipeline", "changes_runs.sql")).fetchall()]
+    return [Run(*row) for row in history.runs(con)]
 
 
 def parse_since(con: Any, text: str | None) -> Since:
@@ -190,9 +190,12 @@ def changes(
     if tolerance < 0:
         raise InputError(f"--tolerance {tolerance} is negative: give a share of a value's magnitude, e.g. 0.001")
     since = since or Since()
-    modules = catalog()
+    known = set(source_keys())  # each source's module is imported only when its window is read
     found = [w for w in windows(all_runs(wh.con), since) if sources is None or w.source_key in sources]
-    blocks = [_source_block(wh, store, w, modules.get(w.source_key), tolerance) for w in found]
+    blocks = [
+        _source_block(wh, store, w, get_source(w.source_key) if w.source_key in known else None, tolerance)
+        for w in found
+    ]
     return {
         "report": "evalhouse changes",
         "format": REPORT_FORMAT,
@@ -282,7 +285,7 @@ def _why_not_compared(window: Window) -> str:
 
 def _with_benchmark_ids(wh: Warehouse, key: str, found: dict[str, Any]) -> dict[str, Any]:
     """New and vanished benchmark names with the canonical benchmark the warehouse mapped each to."""
-    ids = dict(wh.con.execute(read_sql("evalhouse.pipeline", "source_benchmark_ids.sql"), [key]).fetchall())
+    ids = history.benchmark_ids(wh.con, key)
     bench = found["benchmarks"]
     for side in ("new", "vanished"):
         bench[side] = [{"name": name, "benchmark_id": ids.get(name)} for name in bench[side]]
@@ -318,7 +321,7 @@ LATEST = "latest.json"
 def run_report(
     wh: Warehouse, store: RawStore, results: list[Any], *, db_path: Path, tolerance: float = DEFAULT_TOLERANCE
 ) -> dict[str, Any]:
-    """The report of one refresh (``results``: its :class:`~evalhouse.pipeline.ledger.RunResult`
+    """The report of one refresh (``results``: its :class:`~evalhouse.warehouse.ledger.RunResult`
     list), with the exit code the refresh ends with (1 when a source failed)."""
     report = changes(wh, store, since_runs([r.run_id for r in results]), tolerance=tolerance)
     failed = sorted(r.source_key for r in results if r.status == "failed")

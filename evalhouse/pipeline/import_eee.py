@@ -26,7 +26,13 @@ from evalhouse.curation.plausibility import judge_units
 from evalhouse.curation.registry import Registry, load_registry
 from evalhouse.errors import InputError
 from evalhouse.ingest.budgets import BudgetExceeded, Budgets, LongLine, check_samples_size, lines
-from evalhouse.pipeline.ledger import (
+from evalhouse.pipeline.tree_files import Refused, TreeFile, TreeListing, file_uri, list_tree, read_file
+from evalhouse.schema.eee_json import read_json, strict_json
+from evalhouse.schema.fingerprint import sha256_bytes
+from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
+from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.eee_export import DatastoreError
+from evalhouse.warehouse.ledger import (
     AfterLoad,
     LoadPlan,
     RunContext,
@@ -38,12 +44,6 @@ from evalhouse.pipeline.ledger import (
     record_run,
     run_load,
 )
-from evalhouse.pipeline.tree_files import Refused, TreeFile, TreeListing, file_uri, list_tree, read_file
-from evalhouse.schema.eee_json import read_json, strict_json
-from evalhouse.schema.fingerprint import sha256_bytes
-from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
-from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.eee_export import DatastoreError
 from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, summarise_validation_error
 from evalhouse.warehouse.memory_budget import load_budget
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
@@ -276,7 +276,7 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
     """Import every collection under ``root``; one run (one transaction) per collection, loaded in
     batches of ``batch_size`` records, DuckDB spilling past ``memory_budget`` bytes beyond what its
     indexes hold (``None``: no budget; ``"env"``: ``$EVALHOUSE_LOAD_BUDGET`` or 256 MB; see
-    :func:`~evalhouse.pipeline.ledger.run_load`)."""
+    :func:`~evalhouse.warehouse.ledger.run_load`)."""
     if batch_size < 1:
         raise InputError(f"the batch size must be a positive number of records, not {batch_size}")
     budget = load_budget() if memory_budget == "env" else memory_budget  # bad input before any work

@@ -9,7 +9,7 @@ from pathlib import Path
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.fetch import FetchError, FetchRequest
 from evalhouse.ingest.source import ParseError
-from evalhouse.pipeline import guards, items_ingest, ledger
+from evalhouse.pipeline import guards, items_ingest
 from evalhouse.pipeline.refresh import (
     RefreshOptions,
     previous_figures,
@@ -22,6 +22,7 @@ from evalhouse.pipeline.refresh import (
 )
 from evalhouse.pipeline.source_run import Fetched, SourceRun, store_fetch
 from evalhouse.pipeline.targets import refresh_targets
+from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 

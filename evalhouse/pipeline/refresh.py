@@ -30,7 +30,7 @@ from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult
 from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.mirror import holds_nothing_of
 from evalhouse.ingest.source import ParseError, SourceModule, SourceState
-from evalhouse.pipeline import guards, ledger
+from evalhouse.pipeline import guards
 from evalhouse.pipeline.reparse import reload_stored
 from evalhouse.pipeline.source_run import (
     Fetched,
@@ -40,6 +40,7 @@ from evalhouse.pipeline.source_run import (
     parsed_fingerprint,
     store_fetch,
 )
+from evalhouse.warehouse import history, ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.insert import insert_rows
 from evalhouse.warehouse.raw_store import RawStore
@@ -86,15 +87,8 @@ class RefreshOptions:
 
 def source_state(wh: Warehouse, key: str, env: Mapping[str, str]) -> SourceState:
     """What the last successful fetches of ``key`` left behind (per URL), for conditional GETs."""
-    rows = wh.con.execute(
-        "SELECT url, sha256, etag, last_modified FROM raw_snapshot r"
-        " WHERE source_key = ? AND run_id IN (SELECT run_id FROM ingest_run WHERE source_key = ?"
-        "   AND status IN ('completed', 'partial', 'unchanged', 'recanonicalised'))"
-        " ORDER BY retrieved_at",
-        [key, key],
-    ).fetchall()
     shas, etags, modified = {}, {}, {}
-    for url, sha, etag, last_mod in rows:  # later rows overwrite earlier ones
+    for url, sha, etag, last_mod in history.last_fetches(wh.con, key):  # later rows overwrite earlier ones
         shas[url] = sha
         if etag:
             etags[url] = etag
@@ -224,9 +218,7 @@ def previous_figures(wh: Warehouse, last: ledger.LastRun | None) -> guards.Previ
     """Rows per payload of the last loading run (what a shrink is measured against)."""
     if last is None:
         return None
-    n_read, details = wh.con.execute(
-        "SELECT n_read, details FROM ingest_run WHERE run_id = ?", [last.run_id]
-    ).fetchone()
+    n_read, details = history.run_figures(wh.con, last.run_id)
     figures = (json.loads(details) if details else {}).get("figures") or {}
     return guards.Previous(
         last.run_id,

@@ -11,12 +11,11 @@ from __future__ import annotations
 from datetime import UTC
 from typing import TYPE_CHECKING
 
-from evalhouse.common.resources import read_sql
 from evalhouse.curation.packaged_registry import PACKAGED, PackagedRegistry
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.source import FetchMeta
-from evalhouse.pipeline import ledger
 from evalhouse.pipeline.source_run import Fetched, SourceRun
+from evalhouse.warehouse import history, ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
 
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
 
 def stored_payloads(wh: Warehouse, store: RawStore, key: str) -> list[Fetched]:
     """Every distinct payload of ``key`` that a loading run read, oldest first, with its bytes."""
-    rows = wh.con.execute(read_sql("evalhouse.pipeline", "reparse_payloads.sql"), [key]).fetchall()
+    rows = history.loaded_payloads(wh.con, key)
     fetched = []
     for sha, url, retrieved_at, content_type, label in rows:
         stored = store.find(sha)

@@ -15,9 +15,9 @@ from pathlib import Path
 from evalhouse.config import raw_store_path
 from evalhouse.errors import RunFailed
 from evalhouse.pipeline.ingest_file import ingest_file
-from evalhouse.pipeline.ledger import RunResult, checkpoint
 from evalhouse.pipeline.refresh import RefreshOptions
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.ledger import RunResult, checkpoint
 from evalhouse.warehouse.raw_store import RawStore
 
 

@@ -14,14 +14,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from evalhouse.common.collector import collector_paused
+from evalhouse.common.redaction import redact_stored, redact_url
 from evalhouse.curation.packaged_registry import PackagedRegistry
 from evalhouse.curation.plausibility import judge_units
 from evalhouse.ingest.fetch import FetchRequest, FetchResult
-from evalhouse.ingest.redaction import redact_stored, redact_url
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
-from evalhouse.pipeline import ledger
 from evalhouse.schema.fingerprint import fingerprint_with_results, record_fingerprint
 from evalhouse.schema.records import ParsedRecord, ParseItem
+from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawEntry, RawStore
 
@@ -150,7 +150,7 @@ class SourceRun:
 
     def views_decided_later(self) -> SourceRun:
         """This run, loading without the conflict and canonical-metric decisions: its caller records
-        them once, after several runs (:func:`~evalhouse.pipeline.ledger.decide_views_after`)."""
+        them once, after several runs (:func:`~evalhouse.warehouse.ledger.decide_views_after`)."""
         self.ctx = replace(self.ctx, view_decisions=False)
         return self
 

@@ -9,16 +9,17 @@ quarantined failure naming it; the others still load, and the run fails only whe
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
+from pathlib import Path
 
-from evalhouse.common.resources import read_sql
 from evalhouse.errors import InputError
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.fetch import FetchError
 from evalhouse.ingest.source import ParseError
-from evalhouse.pipeline import ledger
 from evalhouse.pipeline.refresh import RefreshOptions, resolve_key, source_state
 from evalhouse.pipeline.source_run import Fetched, SourceRun, store_fetch
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
+from evalhouse.warehouse import history, ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 
@@ -76,5 +77,19 @@ def named_models(wh: Warehouse, key: str) -> list[str]:
     pick = getattr(module, "targets_from_model_ids", None)
     if pick is None:
         raise InputError(f"source {key!r} cannot fetch the models other sources name")
-    rows = wh.con.execute(read_sql("evalhouse.pipeline", "named_models.sql"), [module.SOURCE.key]).fetchall()
-    return pick([r[0] for r in rows])
+    return pick(history.named_model_ids(wh.con, module.SOURCE.key))
+
+
+def read_targets(targets: str | os.PathLike[str] | Iterable[str] | None) -> list[str]:
+    """Ids to fetch: a list as it is, or a file of one id per line (``#`` starts a comment, blank
+    lines are skipped); an unreadable file is an :class:`~evalhouse.errors.InputError`."""
+    if targets is None:
+        return []
+    if not isinstance(targets, str | os.PathLike):
+        return [str(t) for t in targets]
+    path = Path(targets)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read --targets {path}: {exc.strerror or exc}") from exc
+    return [line.split("#", 1)[0].strip() for line in text.splitlines() if line.split("#", 1)[0].strip()]

@@ -1,4 +1,4 @@
-"""What a run's load counted, as the run carries it (:class:`evalhouse.pipeline.ledger.RunResult`).
+"""What a run's load counted, as the run carries it (:class:`evalhouse.warehouse.ledger.RunResult`).
 
 A run that loads nothing (a quiet night's ``unchanged``, a fetch that failed) still has a report,
 all zeros; building it must not import the loader (:mod:`evalhouse.warehouse.load`: pydantic, the

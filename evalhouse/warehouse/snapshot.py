@@ -558,6 +558,7 @@ class VerifyReport:
     extra: list[str] = field(default_factory=list)
     manifest_problems: list[str] = field(default_factory=list)
     details: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what was not checked, and why (not problems)
 
     @property
     def ok(self) -> bool:

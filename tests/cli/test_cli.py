@@ -210,3 +210,16 @@ def test_freezing_a_missing_warehouse_is_bad_input(command: list[str], tmp_path:
     result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output
     assert "no warehouse at" in result.output and not (tmp_path / "none.duckdb").exists()
+
+
+def test_report_says_which_snapshot_it_froze_or_reused(tmp_path: Path) -> None:
+    """An unpinned report freezes the live warehouse first and says so; unchanged, it reuses it."""
+    db = str(tmp_path / "w.duckdb")
+    assert runner.invoke(app, ["--db", db, "migrate"]).exit_code == 0
+    first = runner.invoke(app, ["--db", db, "report", "-o", str(tmp_path / "r.html"), "--no-record"])
+    assert first.exit_code == 0, first.output
+    (folder,) = (tmp_path / "w.snapshots").iterdir()
+    assert f"froze snapshot {folder}" in first.output
+    again = runner.invoke(app, ["--db", db, "report", "-o", str(tmp_path / "r.html"), "--no-record"])
+    assert f"reusing snapshot {folder}" in again.output
+    assert [p.name for p in (tmp_path / "w.snapshots").iterdir()] == [folder.name]

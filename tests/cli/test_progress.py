@@ -99,3 +99,39 @@ def test_a_command_off_a_terminal_logs_progress_to_stderr(tmp_path: Path, monkey
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["n_items"] == 40  # stdout stays JSON
     assert "items: audit: 3/3 (100%) done" in result.stderr
+
+
+def test_refresh_on_a_terminal_draws_one_bar(tmp_path: Path, monkeypatch) -> None:
+    """The refresh's progress is the one mechanism every long step uses: on a terminal one bar,
+    its task the refresh's own, never a second bar of the command beside it."""
+    from rich.progress import Progress
+
+    live: list[Progress] = []
+    most: list[int] = [0]
+    tasks: list[str] = []
+    start, stop, add_task = Progress.start, Progress.stop, Progress.add_task
+
+    def started(self: Progress) -> None:
+        live.append(self)
+        most[0] = max(most[0], len(live))
+        start(self)
+
+    def stopped(self: Progress) -> None:
+        if self in live:
+            live.remove(self)
+        stop(self)
+
+    def added(self: Progress, description: str, *args, **kwargs):
+        tasks.append(description)
+        return add_task(self, description, *args, **kwargs)
+
+    monkeypatch.setattr(Progress, "start", started)
+    monkeypatch.setattr(Progress, "stop", stopped)
+    monkeypatch.setattr(Progress, "add_task", added)
+    monkeypatch.setattr(_common, "is_terminal", lambda stream=None: True)
+    (tmp_path / "mirror").mkdir()  # a mirror holding nothing: the source ends without its bytes
+    argv = ["--db", str(tmp_path / "w.duckdb"), "refresh", "--source", "artificial-analysis"]
+    result = runner.invoke(app, [*argv, "--mirror", str(tmp_path / "mirror"), "--skip-validation"])
+    assert "artificial-analysis" in result.stdout, result.output
+    assert most[0] == 1 and tasks == ["refresh"]
+    assert not live  # and it is gone when the refresh ends

@@ -11,7 +11,7 @@ from httpserver import Reply, serve
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
-from evalhouse.ingest.redaction import REDACTED, redact_stored, redact_url, url_secrets
+from evalhouse.common.redaction import REDACTED, redact_stored, redact_url, url_secrets
 from evalhouse.warehouse.db import Warehouse
 
 runner = CliRunner()

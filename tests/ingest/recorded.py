@@ -22,8 +22,8 @@ from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.mirror import MirrorKey, build_mirror
 from evalhouse.ingest.recordings import DEFAULT_FIXTURES, Roots
-from evalhouse.pipeline import ledger
 from evalhouse.pipeline import refresh as R
+from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 

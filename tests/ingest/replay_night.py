@@ -20,8 +20,8 @@ from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.mirror import build_mirror
 from evalhouse.ingest.recordings import Roots, replay_payloads
 from evalhouse.ingest.source import SourceSpec
-from evalhouse.pipeline import ledger
 from evalhouse.pipeline import refresh as R
+from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw_store import RawStore
 

@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/, for the shared htt
 from httpserver import Reply, ScriptedServer, serve
 
 from evalhouse import __version__
+from evalhouse.common.redaction import REDACTED, redact_text, redact_url
 from evalhouse.ingest.fetch import FetchError, FetchRequest, FetchResult, parse_retry_after
 from evalhouse.ingest.http import DEFAULT_USER_AGENT, HttpClient
-from evalhouse.ingest.redaction import REDACTED, redact_text, redact_url
 
 
 class Sleeps(list[float]):

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from evalhouse.pipeline.ingest_file import ingest_file
-from evalhouse.pipeline.ledger import RunResult
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.ledger import RunResult
 from evalhouse.warehouse.raw_store import RawStore
 
 

@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from evalhouse.analytics.items.api import analyze_items, make_engine, simulate_into
 from evalhouse.analytics.items.audit import ItemAudit, benchmark_summary, cost_scenario
 from evalhouse.analytics.items.engine import DuckDBEngine, SparkEngine, export_parquet
 from evalhouse.analytics.items.simulate import PanelSpec, simulate_panel
+from evalhouse.analytics.runs.items import fit_items as analyze_items
+from evalhouse.analytics.runs.items import make_engine, simulate_into
 from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
 

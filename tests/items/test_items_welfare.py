@@ -11,11 +11,11 @@ import pytest
 from evalhouse.analytics.items import compare as C
 from evalhouse.analytics.items import optimal as O
 from evalhouse.analytics.items import welfare as W
-from evalhouse.analytics.items.api import simulate_into
 from evalhouse.analytics.items.audit import ItemAudit, cost_scenario
 from evalhouse.analytics.items.engine import DuckDBEngine
 from evalhouse.analytics.items.irt import AnchorSubset, TwoPL
 from evalhouse.analytics.items.simulate import PanelSpec
+from evalhouse.analytics.runs.items import simulate_into
 from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
 

@@ -17,9 +17,9 @@ import pytest
 from evalhouse.config import ENV_MEMORY, raw_store_path
 from evalhouse.errors import RunFailed
 from evalhouse.pipeline.import_eee import collection_source_key, import_tree
-from evalhouse.pipeline.ledger import record_view_decisions
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import export_tree
+from evalhouse.warehouse.ledger import record_view_decisions
 from evalhouse.warehouse.raw_store import RawStore
 
 LEGACY = "datasets/eee-datastore-legacy"
@@ -426,7 +426,7 @@ def test_a_commit_out_of_memory_loads_the_collection_again_without_the_budget(
     from contextlib import contextmanager
 
     from evalhouse.errors import CommitFailed
-    from evalhouse.pipeline import ledger
+    from evalhouse.warehouse import ledger
 
     budgeted = {"load": False}
     load_once, transaction = ledger._load_once, Warehouse.transaction

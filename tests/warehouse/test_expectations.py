@@ -19,7 +19,6 @@ from score_rows import first_score, insert_score
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.registry import load_registry
 from evalhouse.pipeline.import_eee import import_tree
-from evalhouse.pipeline.ledger import LoadPlan, RunContext, SourceRow, run_load
 from evalhouse.schema.records import ParsedRecord
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.expectations import (
@@ -30,6 +29,7 @@ from evalhouse.warehouse.expectations import (
     validate_frames,
 )
 from evalhouse.warehouse.expectations_sql import checkpoint_after_load, evaluate_sql
+from evalhouse.warehouse.ledger import LoadPlan, RunContext, SourceRow, run_load
 from evalhouse.warehouse.raw_store import RawStore
 
 N_MODELS = 6

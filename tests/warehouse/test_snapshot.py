@@ -425,12 +425,11 @@ def test_open_cli_lists_tables_and_runs_sql(built: tuple[Path, Path]) -> None:
     assert result.exit_code == 2 and "nowhere" in result.output  # a bad query is bad input
 
 
-def test_the_readme_duckdb_call_reads_a_local_snapshot(built: tuple[Path, Path]) -> None:
+def test_the_documented_duckdb_call_reads_a_local_snapshot(built: tuple[Path, Path]) -> None:
     db, s1 = built
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("## Scaling out", 1)[1]
+    section = (REPO / "docs" / "scaling-out.md").read_text()
     call = re.search(r"^SELECT .*read_parquet\('(s3://[^']*?)/score_value/\*/\*\.parquet'.*;$", section, re.MULTILINE)
-    assert call, "the README's Scaling out section shows the DuckDB read_parquet call"
+    assert call, "docs/scaling-out.md shows the DuckDB read_parquet call"
     assert "hive_partitioning = true" in call[0]
     sql = call[0].replace(call[1], s1.as_posix())
     count = duckdb.connect().execute(sql).fetchone()[0]

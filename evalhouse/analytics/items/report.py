@@ -56,10 +56,10 @@ def section(con: duckdb.DuckDBPyConnection, writable: Any, welfare: Path | None 
     items = pd.DataFrame() if welfare is not None else _latest(con)
     fitted = None  # an audit fitted here and stored by no one yet
     if items.empty and _has_responses(con):
-        from evalhouse.analytics.items.api import store_audit  # noqa: PLC0415 - the report section loads the audit only when drawn
         from evalhouse.analytics.items.audit import ItemAudit  # noqa: PLC0415 - the report section loads the audit only when drawn
         from evalhouse.analytics.items.engine import DuckDBEngine  # noqa: PLC0415 - the report section loads the audit only when drawn
         from evalhouse.analytics.items.landscape import add_welfare  # noqa: PLC0415 - the report section loads the audit only when drawn
+        from evalhouse.analytics.items.store import store_audit  # noqa: PLC0415 - the report section loads the audit only when drawn
 
         audit = ItemAudit(n_boot=200).fit(DuckDBEngine(con), snapshot_id=pin_of(con))
         if welfare is not None:

@@ -19,10 +19,12 @@ from evalhouse.analytics.runs.bob import compare, reproduce_paper004
 from evalhouse.analytics.runs.common import Outcome
 from evalhouse.analytics.runs.equate import eci, equate_csv, equate_hub
 from evalhouse.analytics.runs.factor import efa, factor_grid, reproduce_paper000
+from evalhouse.analytics.runs.items import analyze_items, simulate_panel
 from evalhouse.analytics.runs.report import report
 
 __all__ = [
     "Outcome",
+    "analyze_items",
     "compare",
     "eci",
     "efa",
@@ -32,4 +34,5 @@ __all__ = [
     "report",
     "reproduce_paper000",
     "reproduce_paper004",
+    "simulate_panel",
 ]

@@ -1,10 +1,12 @@
-"""The item-level entry points the CLI calls: simulate a panel into the warehouse, run the audit.
+"""Item-level analyses as runs: ``simulate-panel`` and ``analyze items`` (paper 003's item audit).
 
-``simulate_into`` writes a simulated panel through the same loader as every harness log
-(``pipeline.items_ingest.load_items``: one transaction, one ``ingest_run``). ``analyze_items``
+:func:`simulate_panel` writes a simulated panel through the same loader as every harness log
+(``pipeline.items_ingest.load_items``: one transaction, one ``ingest_run``). :func:`analyze_items`
 runs :class:`~evalhouse.analytics.items.audit.ItemAudit` on DuckDB (the warehouse or a snapshot)
-or on Spark over the same tables as Parquet, stores the per-item results in ``analysis_item`` /
-``analysis_item_benchmark`` when given a writable warehouse, and writes ``items.csv``.
+or on Spark over the same tables as Parquet, records the per-item results in ``analysis_item`` /
+``analysis_item_benchmark`` and writes ``items.csv``. The rules for input and recording are in
+:mod:`evalhouse.analytics.runs`; :func:`fit_items` and :func:`simulate_into` are the same on an
+open connection or warehouse.
 """
 
 from __future__ import annotations
@@ -15,47 +17,46 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import numpy as np
-import pandas as pd
 
 from evalhouse.analytics.items.audit import ItemAudit
 from evalhouse.analytics.items.engine import DuckDBEngine, Engine, SparkEngine, export_parquet, local_spark, render
 from evalhouse.analytics.items.landscape import add_welfare
 from evalhouse.analytics.items.optimal import OptimalWeights
-from evalhouse.analytics.items.simulate import PanelSpec, SimulatedPanel, simulate_panel
+from evalhouse.analytics.items.simulate import PanelSpec, SimulatedPanel
+from evalhouse.analytics.items.simulate import simulate_panel as simulate
+from evalhouse.analytics.items.store import CSV_COLUMNS, WELFARE_COLUMNS, store_audit
+from evalhouse.analytics.runs.common import Outcome, named_errors, reading
 from evalhouse.errors import InputError
-from evalhouse.pipeline import ledger
 from evalhouse.pipeline.items_ingest import load_items
+from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.insert import insert_rows
 
 SIMULATOR = ledger.SourceRow(
     "simulate-panel", "evalhouse panel simulator (known ground truth)", "simulation", 4, "evalhouse", None
 )
-CSV_COLUMNS = [
-    "item_id", "benchmark", "domain", "n_responses", "p_mean", "sigma2", "sigma2_lo", "sigma2_hi", "z",
-    "margin_median", "margin_mean", "slope_pt", "slope_sft", "slope_rl", "se_pt", "se_sft", "se_rl",
-    "slope_pt_lo", "slope_pt_hi", "slope_sft_lo", "slope_sft_hi", "slope_rl_lo", "slope_rl_hi",
-    "cheapest_axis", "marginal_cost",
-    "excluded", "excluded_improvability", "excluded_noise", "improvability_rank", "improvability_rank_lo",
-    "improvability_rank_hi", "noise_rank", "noise_rank_lo", "noise_rank_hi",
-]  # fmt: skip
-TABLE_COLUMNS = [
-    "item_id", "benchmark", "domain", "n_responses", "p_mean", "sigma2", "z", "margin_mean", "margin_median",
-    "slope_pt", "slope_sft", "slope_rl", "se_pt", "se_sft", "se_rl", "cost_pt", "cost_sft", "cost_rl",
-    "cheapest_axis", "marginal_cost", "excluded_improvability", "excluded_noise", "excluded",
-    "improvability_rank", "improvability_rank_lo", "improvability_rank_hi",
-    "noise_rank", "noise_rank_lo", "noise_rank_hi",
-]  # fmt: skip
 
-WELFARE_COLUMNS = ["w_auto", "w_aug", "quadrant", "v_star", "v_star_diagonal", "v_star_reason"]
+
+def simulate_panel(*, db: Path, truth: Path | None = None, **spec: Any) -> Outcome:
+    """Generate a training panel with known ground truth and load it into ``db`` like a harness log.
+
+    ``spec``: the :class:`~evalhouse.analytics.items.simulate.PanelSpec` fields (``n_items``,
+    ``seeds``, ``seed_checkpoints``, ``noise_sd``, ``random_state``, ``prefix``). ``truth``: write
+    the ground truth per item to this CSV. ``ok`` is false when the load failed.
+    """
+    with named_errors(), Warehouse.open(db) as wh:
+        result, panel = simulate_into(wh, PanelSpec(**spec))
+    if truth is not None:
+        truth.parent.mkdir(parents=True, exist_ok=True)
+        panel.truth.to_csv(truth, index=False)
+    payload = {**result.as_dict(), "suites": panel.suites, "truth": str(truth) if truth else None}
+    return Outcome(payload, ok=result.status != "failed", exact=True)
 
 
 def simulate_into(wh: Warehouse, spec: PanelSpec) -> tuple[ledger.RunResult, SimulatedPanel]:
     """Simulate ``spec`` and load it like a harness log (one transaction, one ``ingest_run``)."""
     from evalhouse.curation.registry import load_registry  # noqa: PLC0415 - the registry is read only by the simulated-panel path
 
-    panel = simulate_panel(spec)
+    panel = simulate(spec)
     ctx = ledger.RunContext(
         source=SIMULATOR,
         trigger="simulate",
@@ -64,6 +65,48 @@ def simulate_into(wh: Warehouse, spec: PanelSpec) -> tuple[ledger.RunResult, Sim
         details={"spec": spec.as_dict(), "suites": panel.suites},
     )
     return load_items(wh, ctx, [panel.batch]), panel
+
+
+def analyze_items(
+    *,
+    db: Path,
+    snapshot: Path | None = None,
+    record_into: Path | None = None,
+    **options: Any,
+) -> Outcome:
+    """The benchmark-item audit of the warehouse at ``db`` (or ``snapshot``), recorded into
+    ``record_into`` (None: not recorded).
+
+    ``options``: ``engine`` (duckdb, spark), ``out`` (a folder for items.csv and benchmarks.csv),
+    ``parquet`` (Spark: the ``<dir>/<table>/*.parquet`` files to read; a snapshot's own when not
+    given), ``welfare`` (a WORKBank-format folder), ``framing`` (w_auto, w_aug), ``audit`` (an
+    :class:`ItemAudit`) or its settings ``cost_scenario``, ``n_boot``, ``random_state``,
+    ``improvability_exclusion``, ``intervals``; ``optimal`` (an :class:`OptimalWeights`) or its
+    settings ``r``, ``r_unit``, ``r_sweep``, ``sigma``. The payload is the audit's summary.
+    """
+    engine = options.pop("engine", "duckdb")
+    parquet = options.pop("parquet", None)
+    if engine == "spark" and parquet is None and snapshot is not None:
+        parquet = snapshot
+    fit = {k: options.pop(k) for k in ("out", "welfare", "framing") if k in options}
+    audit = options.pop("audit", None) or ItemAudit(
+        **{k: options.pop(k) for k in _AUDIT_SETTINGS if k in options},
+    )
+    optimal = options.pop("optimal", None)
+    if optimal is None and any(k in options for k in _OPTIMAL_SETTINGS):
+        optimal = OptimalWeights(**{k: options.pop(k) for k in _OPTIMAL_SETTINGS if k in options})
+    if options:
+        raise InputError(f"unknown item-audit option(s): {', '.join(sorted(options))}")
+    with reading(db, snapshot) as con:
+        summary = fit_items(con, engine=engine, parquet=parquet, audit=audit, optimal=optimal, **fit)
+    if record_into is not None:
+        with named_errors(), Warehouse.open(record_into) as wh, wh.transaction() as wcon:
+            summary["analysis_id"] = store_audit(wcon, audit)
+    return Outcome(summary, analysis_id=summary["analysis_id"] if record_into else None, exact=True)
+
+
+_AUDIT_SETTINGS = ("cost_scenario", "n_boot", "random_state", "improvability_exclusion", "intervals")
+_OPTIMAL_SETTINGS = ("r", "r_unit", "r_sweep", "sigma")
 
 
 def snapshot_id(con: duckdb.DuckDBPyConnection) -> str | None:
@@ -85,7 +128,7 @@ def make_engine(con: duckdb.DuckDBPyConnection, engine: str, parquet: str | Path
     return SparkEngine(spark or local_spark(), parquet)
 
 
-def analyze_items(  # noqa: PLR0913 - the CLI's options, keyword-only
+def fit_items(  # noqa: PLR0913 - the audit's options, keyword-only
     con: duckdb.DuckDBPyConnection,
     *,
     engine: str = "duckdb",
@@ -97,11 +140,12 @@ def analyze_items(  # noqa: PLR0913 - the CLI's options, keyword-only
     optimal: OptimalWeights | None = None,
     framing: str = "w_auto",
 ) -> dict[str, Any]:
-    """Fit the audit; store it (if writable), write ``out/items.csv``; return the summary.
+    """Fit the audit on ``con``; store it (if ``writable``), write ``out/items.csv``; return the summary.
 
-    ``welfare`` is a folder of WORKBank-format CSVs (see :mod:`.welfare`): the items then get
-    w^auto, w^aug, their quadrant and the weights v* of Eq. 1 (``optimal`` sets r, the sweep and
-    Sigma; ``framing`` which welfare score is w), and the summary the welfare landscape.
+    ``welfare`` is a folder of WORKBank-format CSVs (see :mod:`evalhouse.analytics.items.welfare`):
+    the items then get w^auto, w^aug, their quadrant and the weights v* of Eq. 1 (``optimal`` sets
+    r, the sweep and Sigma; ``framing`` which welfare score is w), and the summary the welfare
+    landscape.
     """
     audit = audit or ItemAudit()
     seed_obs = None
@@ -156,25 +200,3 @@ def _seed_obs(runner: Engine, audit: ItemAudit, welfare: Path | None, optimal: O
     if welfare is None or optimal is None or optimal.sigma != "full":
         return None
     return runner.query(render("item_seed_obs.sql", noise_suites=audit.suites_["noise"]))
-
-
-def store_audit(con: duckdb.DuckDBPyConnection, audit: ItemAudit) -> str:
-    """``analysis_run`` + ``analysis_item`` + ``analysis_item_benchmark`` rows (replacing a rerun's)."""
-    from evalhouse.warehouse.analysis import record_analysis  # noqa: PLC0415 - warehouse writes happen only when recording
-
-    analysis_id = record_analysis(con, audit.record_)
-    for table in ("analysis_item", "analysis_item_benchmark"):
-        con.execute(f"DELETE FROM {table} WHERE analysis_id = ?", [analysis_id])
-    frame = audit.items_.reindex(columns=[*TABLE_COLUMNS, *WELFARE_COLUMNS]).copy()
-    frame.insert(0, "analysis_id", analysis_id)
-    _insert_frame(con, "analysis_item", frame)
-    bench = audit.benchmarks_.copy()
-    bench.insert(0, "analysis_id", analysis_id)
-    _insert_frame(con, "analysis_item_benchmark", bench)
-    return analysis_id
-
-
-def _insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
-    clean = frame.astype(object).where(pd.notna(frame), None)
-    rows = [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in r.items()} for r in clean.to_dict("records")]
-    insert_rows(con, table, rows)

@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 
+from evalhouse.common.redaction import redact_stored, url_secrets
 from evalhouse.config import ENV_MEMORY
 from evalhouse.curation.packaged_registry import PackagedRegistry, resolve
 from evalhouse.errors import CommitFailed, RunFailed
-from evalhouse.ingest.redaction import redact_stored, url_secrets
 from evalhouse.schema.items import ItemBatch
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, first_row

@@ -63,6 +63,7 @@ RENAMED_IN = {
     ("analyze items", "cost"): "cost_scenario",
     ("analyze items", "exclusion"): "improvability_exclusion",
     ("report", "record"): "record",  # House.report records into its own warehouse, or not
+    ("site", "record"): "record",  # House.site records the analyses it fits into its own warehouse, or not
     ("analyze efa", "record"): "db",  # the CSV analyses read only their file: db is where they record (None: not)
     ("analyze equate", "record"): "db",
     ("reproduce paper-004", "shuffles"): "n_shuffles",

@@ -44,7 +44,7 @@ def _has_responses(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _store(wcon: duckdb.DuckDBPyConnection, audit: Any) -> None:
-    from evalhouse.analytics.items.api import store_audit  # noqa: PLC0415 - as in section()
+    from evalhouse.analytics.items.store import store_audit  # noqa: PLC0415 - as in section()
 
     store_audit(wcon, audit)
 

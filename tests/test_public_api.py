@@ -256,12 +256,6 @@ def _run_in(folder: Path, code: str, name: str) -> list[str]:
     return printed.getvalue().splitlines()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="README.md's block calls .fetchone() on a DuckDB relation, which the installed duckdb no longer has"
-    " (rel.fetchall() or a cursor's fetchone() does it); the README is the lead's to correct",
-)
 def test_the_readme_python_block_runs_and_prints_what_it_says(built: dict, snapshot, tmp_path: Path) -> None:
     """The README's tour ends in Python: the same journeys on the warehouse and a snapshot of it."""
     (code,) = _python_blocks(REPO / "README.md")

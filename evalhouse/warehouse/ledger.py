@@ -479,6 +479,8 @@ def _why_nothing_loaded(report: LoadReport, items: ItemLoadReport | None = None)
         return f"nothing loaded: all {items.responses_read} responses were quarantined ({reasons})"
     if report.records_read == 0 and report.parse_failures == 0:
         return "parse yielded zero records: a broken parser or payload, not an empty leaderboard"
+    if report.records_read + report.parse_failures == 1 and report.first_reason:
+        return f"nothing loaded: its one item was quarantined: {report.first_reason}"
     reasons = ", ".join(f"{n} × {r}" for r, n in report.reasons.most_common(3))
     return f"nothing loaded: all {report.records_read + report.parse_failures} items were quarantined ({reasons})"
 

@@ -459,6 +459,8 @@ class Loader:
 
     def _quarantine(self, raw_sha256: str | None, locator: str, stage: str, reason: str, payload: str | None) -> None:
         self.report.reasons[reason.split(":", maxsplit=1)[0][:80]] += 1
+        if self.report.first_reason is None:
+            self.report.first_reason = reason
         self._rows["quarantine"].append(
             {
                 "run_id": self.ctx.run_id,

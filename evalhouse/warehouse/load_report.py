@@ -29,12 +29,13 @@ class LoadReport:
     facts_quarantined: int = 0  # model facts refused alone (a release date of 1900), their record loaded
     fingerprints: list[str] = field(default_factory=list)
     reasons: Counter[str] = field(default_factory=Counter)
+    first_reason: str | None = None  # the first quarantine reason whole (``reasons`` keeps its kind)
 
     @property
     def quarantined(self) -> int:
         return self.records_quarantined + self.scores_quarantined + self.parse_failures + self.facts_quarantined
 
     def as_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in self.__dict__.items() if k not in {"fingerprints", "reasons"}}
+        d = {k: v for k, v in self.__dict__.items() if k not in {"fingerprints", "reasons", "first_reason"}}
         d["quarantine_reasons"] = dict(self.reasons.most_common(20))
         return d

@@ -85,6 +85,7 @@ def _judged_load(wh: Warehouse, run: SourceRun, fetched: Fetched, options: Refre
         accept_drift=key in options.accept_drift,
         waiver=f"ingest {key} PATH --accept-drift",
         registry=options.registry,
+        declared_benchmarks=run.spec.declares_benchmarks,
     )
     verdicts = guards.evaluate(evidence)
     decisive = guards.outcome(verdicts)

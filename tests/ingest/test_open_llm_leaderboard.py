@@ -40,9 +40,9 @@ def test_refresh_on_the_real_row_loads_every_cell_and_keeps_the_row_facts(tmp_pa
     # five cells against the bytes
     ev = row["evaluations"]
     assert scores[("open_llm_leaderboard_v2.ifeval", "accuracy")] == ev["ifeval"]["value"]
-    assert scores[("open_llm_leaderboard_v2.bbh", "score.normalised")] == ev["bbh"]["normalized_score"]
+    assert scores[("open_llm_leaderboard_v2.bbh", "normalized_score")] == ev["bbh"]["normalized_score"]
     assert scores[("open_llm_leaderboard_v2.math_lvl5", "exact_match")] == ev["math"]["value"]
-    assert scores[("open_llm_leaderboard_v2.musr", "score.normalised")] == ev["musr"]["normalized_score"]
+    assert scores[("open_llm_leaderboard_v2.musr", "normalized_score")] == ev["musr"]["normalized_score"]
     assert scores[("open_llm_leaderboard_v2.mmlu_pro", "accuracy")] == ev["mmlu_pro"]["value"]
     facts = record["model_info"]["additional_details"]
     assert record["model_info"]["id"] == row["model"]["name"] and facts["precision"] == "bfloat16"

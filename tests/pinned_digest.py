@@ -57,10 +57,14 @@ def _digest(values: list[str]) -> str:
     return hashlib.sha256("\n".join(sorted(values)).encode()).hexdigest()
 
 
-def _cell(value: Any, column: str = "") -> str:
+def _cell(value: Any, column: str = "", fetch_dates: tuple[str, ...] = ()) -> str:
     if column == "record" and isinstance(value, str):  # the stored EEE record: all but its fetch time
         value = {k: v for k, v in json.loads(value).items() if k != "retrieved_timestamp"}
-    return json.dumps(value, sort_keys=True, default=str)
+    text = json.dumps(value, sort_keys=True, default=str)
+    if column == "detail":  # a decision naming an undated row's observation date names the fetch day
+        for day in fetch_dates:
+            text = text.replace(day, "<fetch date>")
+    return text
 
 
 def table_digest(con: Any, table: str, only: set[str] | None = None) -> dict[str, Any]:
@@ -70,7 +74,10 @@ def table_digest(con: Any, table: str, only: set[str] | None = None) -> dict[str
     volatile = {c for c in columns if c in VOLATILE or c.endswith("_run_id")}
     stable = [c for c in columns if c not in volatile and (only is None or c in only)]
     rows = con.execute(f"SELECT {', '.join(stable)} FROM {table}").fetchall()
-    cells = [[_cell(v, c) for v, c in zip(r, stable, strict=True)] for r in rows]
+    fetch_dates = tuple(
+        str(d) for (d,) in con.execute("SELECT DISTINCT CAST(started_at AS DATE) FROM ingest_run").fetchall()
+    )
+    cells = [[_cell(v, c, fetch_dates) for v, c in zip(r, stable, strict=True)] for r in rows]
     per_column = {c: _digest([r[i] for r in cells]) for i, c in enumerate(stable)}
     keep = [i for i, c in enumerate(stable) if c not in SERIAL]
     whole = _digest(["\t".join(r[i] for i in keep) for r in cells])

@@ -14,9 +14,9 @@ a member can declare any size it truly inflates to.
 from __future__ import annotations
 
 import json
-import os
 import struct
 import subprocess
+import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
@@ -119,12 +119,24 @@ def samples_line(path: Path, size: int = 400 * MiB) -> None:
         out.write(tail)
 
 
+#: Runs argv[2:], waits, and writes the child's peak resident bytes to the file argv[1]. It runs in a
+#: small process of its own: on Linux ``ru_maxrss`` is kept across ``execve``, so a command spawned
+#: straight from a large pytest worker would report the worker's size, not its own.
+_MEASURE = (
+    "import os, subprocess, sys\n"
+    "proc = subprocess.Popen(sys.argv[2:])\n"
+    "_, status, usage = os.wait4(proc.pid, 0)\n"
+    "open(sys.argv[1], 'w').write(str(usage.ru_maxrss * 1024))\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
+)
+
+
 def run_measured(args: list[str], **kw) -> tuple[int, str, str, int]:
     """Run a command; ``(exit code, stdout, stderr, peak resident bytes of the process)``."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(args, stdout=out, stderr=err, **kw)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return proc.returncode, out.read().decode(), err.read().decode(), usage.ru_maxrss * 1024
+    with tempfile.TemporaryDirectory() as tmp:
+        peak, out_path, err_path = (Path(tmp) / name for name in ("peak", "out", "err"))
+        with out_path.open("wb") as out, err_path.open("wb") as err:
+            proc = subprocess.run(
+                [sys.executable, "-c", _MEASURE, str(peak), *args], stdout=out, stderr=err, check=False, **kw
+            )
+        return proc.returncode, out_path.read_text(), err_path.read_text(), int(peak.read_text())

@@ -18,127 +18,44 @@
   the pattern form ``W = R^-1 Lambda`` used by the paper-000 prediction ladder
   (``score_form="pattern"``); ``transform`` standardises new rows with the training moments.
 
-Compatibility: factor_analyzer 0.5.1 calls ``sklearn.utils.check_array(force_all_finite=...)``,
-a keyword scikit-learn 1.8 removed (renamed ``ensure_all_finite``). :func:`factor_analyzer_compat`
-swaps in an adapter for the duration of a call and restores the original afterwards.
+Extraction (:mod:`.extraction`) is factor_analyzer 0.5.1's, written out: its ``fit`` calls
+scikit-learn's ``check_array`` with a keyword scikit-learn 1.8 removed, and it has no parameter for
+the unity start. Rotation is factor_analyzer's public ``Rotator``.
 """
 
 from __future__ import annotations
 
-import inspect
-import threading
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import sklearn.utils
-from factor_analyzer import FactorAnalyzer
-from factor_analyzer import factor_analyzer as _fa_module
 from factor_analyzer.rotator import Rotator
 from sklearn.base import TransformerMixin
 
 from evalhouse.analytics.base import AnalysisEstimator
 from evalhouse.analytics.checks import as_float_frame, check_choice, check_matrix
+from evalhouse.analytics.factor.extraction import STARTS, UNIQUENESS_BOUNDS, extract
 from evalhouse.errors import InputError, RunFailed
 
 METHODS = ("ml", "minres")
 ROTATIONS = ("oblimin", "promax", "none")
 SCORE_FORMS = ("oblique", "pattern")
-UNIQUENESS_BOUNDS = (0.005, 1.0)
-STARTS = ("smc", "unity")
-
-# Module globals of factor_analyzer are patched while a fit runs; serialise those windows.
-_PATCH_LOCK = threading.RLock()
-_ORIGINAL_CHECK_ARRAY = sklearn.utils.check_array
 
 
 class FactorFitError(RunFailed):
     """The factor model could not be fitted (non-finite solution after the unity retry)."""
 
 
-def check_array_needs_shim() -> bool:
-    """True when the installed scikit-learn no longer accepts ``force_all_finite``."""
-    return "force_all_finite" not in inspect.signature(_ORIGINAL_CHECK_ARRAY).parameters
-
-
-def _adapted_check_array(*args: Any, **kwargs: Any) -> Any:
-    if "force_all_finite" in kwargs:
-        kwargs["ensure_all_finite"] = kwargs.pop("force_all_finite")
-    return _ORIGINAL_CHECK_ARRAY(*args, **kwargs)
-
-
-@contextmanager
-def factor_analyzer_compat() -> Iterator[None]:
-    """Let factor_analyzer 0.5.1 run on scikit-learn >= 1.8 inside the ``with`` block.
-
-    Replaces ``factor_analyzer.factor_analyzer.check_array`` by an adapter that renames
-    ``force_all_finite`` to ``ensure_all_finite``; a no-op on scikit-learn versions that still
-    accept the old keyword. The original is restored on exit, also after an exception.
-    """
-    with _PATCH_LOCK:
-        saved = _fa_module.check_array
-        if check_array_needs_shim():
-            _fa_module.check_array = _adapted_check_array
-        try:
-            yield
-        finally:
-            _fa_module.check_array = saved
-
-
-def _strict_smc(corr_mtx: np.ndarray, sort: bool = False) -> np.ndarray:
-    """SMC that, like R's ``solve``, refuses a computationally singular matrix."""
-    if 1.0 / np.linalg.cond(corr_mtx) < np.finfo(float).eps:
-        raise np.linalg.LinAlgError("correlation matrix is computationally singular")
-    smc = 1.0 - 1.0 / np.diag(np.linalg.inv(corr_mtx))
-    return np.sort(smc) if sort else smc
-
-
-def _unity_smc(corr_mtx: np.ndarray, sort: bool = False) -> np.ndarray:
-    # Communalities of 1 make the start uniquenesses 0; L-BFGS-B clips them to the lower bound.
-    return np.ones(corr_mtx.shape[0])
-
-
-@contextmanager
-def _start_policy(start: str) -> Iterator[None]:
-    with factor_analyzer_compat():
-        saved = _fa_module.smc
-        _fa_module.smc = _unity_smc if start == "unity" else _strict_smc
-        try:
-            yield
-        finally:
-            _fa_module.smc = saved
-
-
 def _fit_unrotated(corr: np.ndarray, n_factors: int, method: str) -> tuple[np.ndarray, str, bool]:
     """Unrotated loadings, the start used and whether L-BFGS-B reported convergence."""
     for start in STARTS:
-        fa = FactorAnalyzer(
-            n_factors=n_factors,
-            rotation=None,
-            method=method,
-            is_corr_matrix=True,
-            bounds=UNIQUENESS_BOUNDS,
-        )
         try:
-            with warnings.catch_warnings(record=True) as caught, _start_policy(start):
-                warnings.simplefilter("always")
-                fa.fit(corr.copy())
+            fitted = extract(corr, n_factors, method, start)
         except np.linalg.LinAlgError:
             # Only a hard error triggers the unity retry (paper 002, Appendix I.1).
             continue
-        loadings = np.asarray(fa.loadings_, dtype=float)
-        if np.isfinite(loadings).all():
-            # Non-convergence is recorded in ``converged_``; anything else is passed on.
-            converged = True
-            for w in caught:
-                if "Failed to converge" in str(w.message):
-                    converged = False
-                else:
-                    warnings.warn(w.message, w.category, stacklevel=3)
-            return loadings, start, converged
+        if np.isfinite(fitted.loadings).all():
+            return fitted.loadings, start, fitted.converged
     raise FactorFitError(f"{method} fit with {n_factors} factors failed from both SMC and unity starts")
 
 

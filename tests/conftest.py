@@ -100,3 +100,17 @@ def real_snapshot(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory
 
     root = tmp_path_factory.mktemp("real-snapshot")
     return snapshot(copy_warehouse(real_warehouse, root / "db"), root / "snap")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium (Playwright, sync) for every browser test of a worker: a second sync_playwright
+    in the same process while this one is open is refused by Playwright, so every test uses this one."""
+    from sitebrowser import chromium
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra ('make test')")
+    executable = chromium()
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield b
+        b.close()

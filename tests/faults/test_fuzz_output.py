@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import shutil
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
@@ -58,18 +57,10 @@ def hostile_url(draw: st.DrawFn) -> str:
     return f"{head}{draw(scheme_spelling())}:{slashes}{host}{rest}{tail}"
 
 
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not found:
-        pytest.skip("no Chromium on this machine: 'make test' installs Debian's package (apt-get install chromium)")
-    return found
-
-
 @pytest.mark.slow
-def test_a_stored_url_is_a_link_only_when_chromium_reads_it_as_http(figures) -> None:
+def test_a_stored_url_is_a_link_only_when_chromium_reads_it_as_http(browser, figures) -> None:
     """The oracle is the browser: each URL goes through the site's link macro, and every href the
     page ends up with must have an http(s) protocol as Chromium parses it."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra ('make test')")
     from evalhouse.site.build import environment
 
     macro = environment().from_string(
@@ -85,29 +76,27 @@ def test_a_stored_url_is_a_link_only_when_chromium_reads_it_as_http(figures) -> 
 
     collect()
     refused_by_us_not_by_chromium = 0
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=_chromium(), args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            for urls in batches:
-                figures.fuzzed["site links (URL schemes)"] += len(urls)
-                page.set_content(macro.render(urls=urls))
-                linked = page.evaluate("() => [...document.querySelectorAll('a')].map(a => a.protocol)")
-                bad = page.evaluate(
-                    "() => [...document.querySelectorAll('a')].filter(a => !['http:', 'https:'].includes(a.protocol))"
-                    ".map(a => a.getAttribute('href'))"
-                )
-                assert not bad, bad
-                # what Chromium would make of each URL as an href, for the count of cautious refusals
-                read = page.evaluate(
-                    "urls => urls.map(u => { const a = document.createElement('a'); a.href = u; return a.protocol; })",
-                    urls,
-                )
-                shown = page.evaluate("() => document.querySelectorAll('p').length")
-                assert shown == len(urls)  # every URL is on the page, as a link or as text
-                refused_by_us_not_by_chromium += sum(r in ("http:", "https:") for r in read) - len(linked)
-        finally:
-            browser.close()
+    page = browser.new_page()
+    try:
+        for urls in batches:
+            figures.fuzzed["site links (URL schemes)"] += len(urls)
+            page.set_content(macro.render(urls=urls))
+            linked = page.evaluate("() => [...document.querySelectorAll('a')].map(a => a.protocol)")
+            bad = page.evaluate(
+                "() => [...document.querySelectorAll('a')].filter(a => !['http:', 'https:'].includes(a.protocol))"
+                ".map(a => a.getAttribute('href'))"
+            )
+            assert not bad, bad
+            # what Chromium would make of each URL as an href, for the count of cautious refusals
+            read = page.evaluate(
+                "urls => urls.map(u => { const a = document.createElement('a'); a.href = u; return a.protocol; })",
+                urls,
+            )
+            shown = page.evaluate("() => document.querySelectorAll('p').length")
+            assert shown == len(urls)  # every URL is on the page, as a link or as text
+            refused_by_us_not_by_chromium += sum(r in ("http:", "https:") for r in read) - len(linked)
+    finally:
+        page.close()
     print(f"{sum(map(len, batches))} URLs; {refused_by_us_not_by_chromium} http(s) to Chromium shown as text (no host)")
 
 

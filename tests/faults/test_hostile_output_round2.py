@@ -100,13 +100,6 @@ def script_site(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "site"
 
 
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not found:
-        pytest.skip("no Chromium on this machine: 'make test' installs Debian's package (apt-get install chromium)")
-    return found
-
-
 def _pages_with(site: Path, needle: str) -> list[Path]:
     return sorted(p for p in site.rglob("*.html") if needle in p.read_text(encoding="utf-8"))
 
@@ -127,30 +120,24 @@ def test_no_stored_url_of_another_scheme_becomes_a_link(script_site: Path, figur
     assert not bad
 
 
-def test_clicking_a_stored_script_url_runs_nothing_in_chromium(script_site: Path, figures) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra ('make test')")
+def test_clicking_a_stored_script_url_runs_nothing_in_chromium(script_site: Path, browser, figures) -> None:
     pages = _pages_with(script_site, PWNED)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=_chromium(), args=["--no-sandbox"])
-        try:
-            tried = 0
-            for path in pages:
-                page = browser.new_page()
-                page.goto(path.as_uri())
-                # what shows a hostile URL, and any link that carries one whatever it says
-                shown = page.get_by_text(PWNED).or_(page.locator("a[href*='pwned' i]"))
-                for i in range(shown.count()):
-                    shown.nth(i).click()
-                    tried += 1
-                ran = page.evaluate(f"() => {PWNED} === undefined ? null : {PWNED}")
-                figures.fault("hostile output", f"click stored script URLs on {path.parent.name}", ran is None)
-                assert ran is None, f"{path.name}: a click ran the stored script {ran}"
-                hrefs = page.locator("a").evaluate_all("els => els.map(e => e.href)")
-                assert not [h for h in hrefs if h.lower().startswith("javascript:")], (path.name, hrefs)
-                page.close()
-            assert tried >= 4  # each hostile URL was on a page and clicked
-        finally:
-            browser.close()
+    tried = 0
+    for path in pages:
+        page = browser.new_page()
+        page.goto(path.as_uri())
+        # what shows a hostile URL, and any link that carries one whatever it says
+        shown = page.get_by_text(PWNED).or_(page.locator("a[href*='pwned' i]"))
+        for i in range(shown.count()):
+            shown.nth(i).click()
+            tried += 1
+        ran = page.evaluate(f"() => {PWNED} === undefined ? null : {PWNED}")
+        figures.fault("hostile output", f"click stored script URLs on {path.parent.name}", ran is None)
+        assert ran is None, f"{path.name}: a click ran the stored script {ran}"
+        hrefs = page.locator("a").evaluate_all("els => els.map(e => e.href)")
+        assert not [h for h in hrefs if h.lower().startswith("javascript:")], (path.name, hrefs)
+        page.close()
+    assert tried >= 4  # each hostile URL was on a page and clicked
 
 
 # -- figures on a log scale -------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The explorer the browser tests read, built once per session, and one Chromium for all of them.
+"""The explorer the browser tests read, built once per session (Chromium: the session's ``browser``).
 
 The site is what a user builds after a night's refresh of the pinned sources (Epoch + Artificial
 Analysis through the real refresh over loopback), the legacy EEE datastore imported beside them
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from realwarehouse import copy_warehouse
-from sitebrowser import Explorer, chromium
+from sitebrowser import Explorer
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
@@ -41,13 +41,3 @@ def explorer(real_warehouse: Path, shared: Path, tmp_path_factory: pytest.TempPa
     built = runner.invoke(app, ["--db", str(db), "site", str(root / "site"), "--no-analyses", "--json"])
     assert built.exit_code == 0, built.output
     return Explorer(db, root / "site", json.loads(built.stdout))
-
-
-@pytest.fixture(scope="session")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra ('make test')")
-    executable = chromium()
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield b
-        b.close()

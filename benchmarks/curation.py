@@ -138,7 +138,7 @@ def build_corpus(shared: Path, root: Path) -> Path:
     from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.pipeline.refresh import RefreshOptions, refresh
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
     mirror_from_shared(shared, root / "mirror")
     store = RawStore(root / "w.raw")

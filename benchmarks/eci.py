@@ -39,7 +39,7 @@ from evalhouse.analytics.equate.eci_pipeline import _anchors
 from evalhouse.ingest.pinned import epoch_zip
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("EVALHOUSE_SHARED", REPO.parent / "shared"))

@@ -107,7 +107,7 @@ def bench_factor_grid(legacy: bool) -> None:
     from evalhouse.ingest.pinned import epoch_zip
     from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
     with tempfile.TemporaryDirectory(prefix="evalhouse-bench-grid-") as tmp:
         root = Path(tmp)

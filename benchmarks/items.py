@@ -97,7 +97,7 @@ def phase_csv(workdir: Path, n_items: int) -> dict:
     """Time 'ingest panel-csv' through the real path: raw store, pure parser, bulk loader."""
     from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
     path = workdir / "panel.csv"
     size = path.stat().st_size

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 CORPUS = "datasets/eee-datastore-legacy"
 

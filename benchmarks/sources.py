@@ -30,7 +30,7 @@ from evalhouse.ingest.catalog import catalog  # noqa: E402
 from evalhouse.ingest.http import HttpClient  # noqa: E402
 from evalhouse.pipeline import refresh as R  # noqa: E402
 from evalhouse.warehouse.db import Warehouse  # noqa: E402
-from evalhouse.warehouse.raw_store import RawStore  # noqa: E402
+from evalhouse.warehouse.raw.store import RawStore  # noqa: E402
 
 BASELINE_PAGES_S = 50.0
 BASELINE_ROWS_S = 500.0

@@ -28,7 +28,7 @@ def build(real_warehouse: Path, shared: Path, root: Path) -> Path:
     from evalhouse.pipeline.import_eee import import_tree
     from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
     db = copy_warehouse(real_warehouse, root / "db")
     store = RawStore(db.with_suffix(".raw"))

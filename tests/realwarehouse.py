@@ -21,7 +21,7 @@ def build(shared: Path, root: Path) -> Path:
     from evalhouse.ingest.pinned import mirror_from_shared
     from evalhouse.pipeline import refresh as R
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
     mirror_from_shared(shared, root / "mirror" / "m")
     path = root / "w.duckdb"
@@ -39,7 +39,7 @@ def build(shared: Path, root: Path) -> Path:
 
 def snapshot(db: Path, out: Path) -> Path:
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
     from evalhouse.warehouse.snapshot import create_snapshot
 
     with Warehouse.open(db) as wh:

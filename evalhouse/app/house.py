@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.eee_export import ExportSummary
     from evalhouse.warehouse.ledger import AfterLoad, RunResult
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
     from evalhouse.warehouse.rederive import Rederived
     from evalhouse.warehouse.snapshot import CreatedSnapshot, VerifyReport
     from evalhouse.warehouse.sql_guard import GuardedResult
@@ -139,7 +139,7 @@ class House:
 
     def raw_store(self) -> RawStore:
         """The content-addressed raw store of the warehouse's fetched bytes."""
-        from evalhouse.warehouse.raw_store import RawStore
+        from evalhouse.warehouse.raw.store import RawStore
 
         return RawStore(self.raw_store_path)
 

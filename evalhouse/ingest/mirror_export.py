@@ -6,7 +6,7 @@ from pathlib import Path
 
 from evalhouse.ingest.mirror import MirrorKey, build_mirror
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 
 def export_mirror(wh: Warehouse, store: RawStore, directory: Path) -> dict[MirrorKey, Path]:

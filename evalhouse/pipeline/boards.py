@@ -28,13 +28,13 @@ from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline.source_run import parse_payload
 from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, SOURCE_RECORD_ID, ParsedRecord
 from evalhouse.warehouse import history
-from evalhouse.warehouse.raw_store import RawStoreError
+from evalhouse.warehouse.raw.store import RawStoreError
 
 if TYPE_CHECKING:
     import duckdb
 
     from evalhouse.curation.setup_policy import SetupPolicy
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
 #: A value moved when ``|new - old| > tolerance × max(|old|, |new|)``: 0.1% of its magnitude.
 DEFAULT_TOLERANCE = 0.001

@@ -36,7 +36,7 @@ from evalhouse.warehouse import history
 
 if TYPE_CHECKING:
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
 #: Run statuses that left a new board (a refresh that loaded rows).
 BOARD_STATUSES = ("completed", "partial")

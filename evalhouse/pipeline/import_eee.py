@@ -46,7 +46,7 @@ from evalhouse.warehouse.ledger import (
 )
 from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, summarise_validation_error
 from evalhouse.warehouse.memory_budget import load_budget
-from evalhouse.warehouse.raw_store import RawEntry, RawStore
+from evalhouse.warehouse.raw.store import RawEntry, RawStore
 
 UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
 AGGREGATE_RE = re.compile(rf"^({UUID_RE})\.json$")

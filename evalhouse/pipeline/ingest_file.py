@@ -24,7 +24,7 @@ from evalhouse.pipeline.source_run import Fetched, SourceRun, store_fetch
 from evalhouse.pipeline.targets import refresh_targets
 from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 
 def ingest_file(

@@ -32,7 +32,7 @@ from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawEntry, RawStore
+from evalhouse.warehouse.raw.store import RawEntry, RawStore
 
 #: Source kinds whose ``ingest KEY PATH`` reads local run files through this module.
 ITEM_KINDS = ("harness_log",)

@@ -43,7 +43,7 @@ from evalhouse.pipeline.source_run import (
 from evalhouse.warehouse import history, ledger
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.insert import insert_rows
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 if TYPE_CHECKING:
     from evalhouse.curation.registry import Registry

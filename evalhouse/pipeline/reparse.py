@@ -17,7 +17,7 @@ from evalhouse.ingest.source import FetchMeta
 from evalhouse.pipeline.source_run import Fetched, SourceRun
 from evalhouse.warehouse import history, ledger
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawEntry, RawStore
+from evalhouse.warehouse.raw.store import RawEntry, RawStore
 
 if TYPE_CHECKING:
     from evalhouse.curation.registry import Registry

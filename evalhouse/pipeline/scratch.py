@@ -18,7 +18,7 @@ from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.pipeline.refresh import RefreshOptions
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.ledger import RunResult, checkpoint
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 
 class IngestFailed(RunFailed):

@@ -23,7 +23,7 @@ from evalhouse.schema.fingerprint import fingerprint_with_results, record_finger
 from evalhouse.schema.records import ParsedRecord, ParseItem
 from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawEntry, RawStore
+from evalhouse.warehouse.raw.store import RawEntry, RawStore
 
 if TYPE_CHECKING:
     from evalhouse.curation.registry import Registry

@@ -21,7 +21,7 @@ from evalhouse.pipeline.source_run import Fetched, SourceRun, store_fetch
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse import history, ledger
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 
 def refresh_targets(

@@ -26,7 +26,7 @@ from evalhouse.common.naming import bounded_name
 from evalhouse.common.staging import staged_folder
 from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 INVALID_COMPONENT = re.compile(r'[<>:"\\|?*\x00-\x1f]')
 WINDOWS_RESERVED = {

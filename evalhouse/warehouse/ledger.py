@@ -45,7 +45,7 @@ from evalhouse.warehouse.memory_budget import (
     loading_within,
     spilling_beyond,
 )
-from evalhouse.warehouse.raw_store import RawEntry, RawStoreError
+from evalhouse.warehouse.raw.store import RawEntry, RawStoreError
 
 if TYPE_CHECKING:  # the loader, the name resolver and the registries' models load with a load
     from evalhouse.curation.identity import IdentityFrom

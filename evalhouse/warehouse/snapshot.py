@@ -42,7 +42,7 @@ from evalhouse.curation.registry import load_registry
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, views
 from evalhouse.warehouse.eee_export import export_tree
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 from evalhouse.warehouse.snapshot_manifest import (
     MAX_MANIFEST_BYTES,
     SnapshotError,

@@ -29,7 +29,7 @@ from evalhouse.common.staging import sweep
 from evalhouse.config import raw_store_path
 from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 from evalhouse.warehouse.snapshot import (
     SnapshotError,
     canonical_json,

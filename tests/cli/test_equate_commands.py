@@ -19,7 +19,7 @@ from evalhouse.cli import _root, equate_commands
 from evalhouse.ingest.pinned import epoch_zip
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 runner = CliRunner()
 TASK = "agentic software engineering in a terminal"

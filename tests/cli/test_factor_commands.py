@@ -24,7 +24,7 @@ from evalhouse.config import raw_store_path
 from evalhouse.ingest.pinned import epoch_zip
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 from evalhouse.warehouse.snapshot import create_snapshot
 
 runner = CliRunner()

@@ -116,7 +116,7 @@ def corpus(real_warehouse: Path, shared: Path, tmp_path_factory: pytest.TempPath
     from evalhouse.pipeline.import_eee import import_tree
     from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
     db = copy_warehouse(real_warehouse, tmp_path_factory.mktemp("corpus"))
     store = RawStore(db.with_suffix(".raw"))

@@ -21,7 +21,7 @@ from evalhouse.cli import app
 from evalhouse.warehouse import release_dates
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.decisions import record_decisions, set_policy
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 runner = CliRunner()
 

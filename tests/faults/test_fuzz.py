@@ -301,7 +301,7 @@ def test_eee_records_and_samples_are_loaded_or_quarantined(shared: Path, tmp_pat
     from evalhouse.pipeline.import_eee import _TreeReader
     from evalhouse.pipeline.tree_files import list_tree
     from evalhouse.warehouse.load import validate_record
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
     demo = next((shared / "formats/eee/demo-source").rglob("*_samples.jsonl"))
     record = demo.with_name(demo.name.replace("_samples.jsonl", ".json")).read_bytes()

@@ -76,7 +76,7 @@ def script_site(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from evalhouse.config import raw_store_path
     from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
     root = tmp_path_factory.mktemp("script-links")
     write_tree(root / "tree", _script_link_records(), "c")

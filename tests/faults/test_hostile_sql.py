@@ -17,7 +17,7 @@ from evalhouse.cli import app
 from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse import snapshot as snap
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 runner = CliRunner()
 PASSWD_MARK = "root:"

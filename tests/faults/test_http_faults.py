@@ -40,7 +40,7 @@ from evalhouse.ingest.pinned import AA_CSV, AA_PAGE_URL, EPOCH_DIR, EPOCH_URL, e
 from evalhouse.ingest.sources import llm_stats, mercor_eval
 from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 runner = CliRunner()
 #: Every scheduled source, verified on real bytes or not: the faults are about the fetch, not the parser.

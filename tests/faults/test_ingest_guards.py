@@ -24,7 +24,7 @@ from evalhouse.ingest.fetch import FetchError
 from evalhouse.ingest.http import HttpClient
 from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 AIDER = "datasets/real-payloads-2026-12/aider-polyglot/polyglot_leaderboard.yml"
 

@@ -25,7 +25,7 @@ from evalhouse.ingest.mirror import mirror_relpath
 from evalhouse.ingest.pinned import AA_PAGE_URL, EPOCH_URL, mirror_from_shared
 from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 SOURCES = {"epoch-benchmarks": EPOCH_URL, "artificial-analysis": AA_PAGE_URL}
 

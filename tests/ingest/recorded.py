@@ -25,7 +25,7 @@ from evalhouse.ingest.recordings import DEFAULT_FIXTURES, Roots
 from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -24,7 +24,7 @@ from evalhouse.ingest.sources import artificial_analysis as aa
 from evalhouse.pipeline import refresh as R
 from evalhouse.schema.records import ParsedRecord, ParseFailure
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 PAGE1 = Path(__file__).resolve().parents[1] / "fixtures" / "artificial-analysis" / "language_models_free_page1.json"
 #: The API's evaluation fields and the record's benchmark key for each.

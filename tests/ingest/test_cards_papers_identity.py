@@ -22,7 +22,7 @@ from evalhouse.ingest.catalog import get_source
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.pipeline.refresh import RefreshOptions
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 PAPER = Path(__file__).resolve().parents[1] / "fixtures" / "papers" / "9912.00002v1.html"
 REPO = "alpindale/WizardLM-2-8x22B"

@@ -39,7 +39,7 @@ from evalhouse.ingest.sources import (
 from evalhouse.pipeline import guards
 from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 MAX_BYTES = 400_000
 FAST = {"backoff_base": 0.001, "backoff_max": 0.01, "timeout": 2.0, "trust_env": False, "max_bytes": MAX_BYTES}

@@ -26,7 +26,7 @@ from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.sources import swallow_leaderboard
 from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 BOARDS = [
     k

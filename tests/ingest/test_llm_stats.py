@@ -23,7 +23,7 @@ from evalhouse.ingest.sources import llm_stats
 from evalhouse.pipeline import refresh as R
 from evalhouse.schema.records import ParsedRecord, ParseFailure
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "llm-stats"
 PAGE1, PAGE2 = FIXTURES / "scores.json", FIXTURES / "scores_page2.json"

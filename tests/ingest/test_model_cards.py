@@ -26,7 +26,7 @@ from evalhouse.pipeline.refresh import RefreshOptions
 from evalhouse.pipeline.targets import named_models, refresh_targets
 from evalhouse.schema.records import ParsedRecord, ParseFailure
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 RETRIEVED = datetime(2026, 7, 1, tzinfo=UTC)
 

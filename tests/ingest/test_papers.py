@@ -21,7 +21,7 @@ from evalhouse.ingest.sources import papers
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.pipeline.refresh import RefreshOptions
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "papers"
 PAPERS = sorted(FIXTURES.glob("*.html"))

@@ -27,7 +27,7 @@ from evalhouse.ingest.sources import papers
 from evalhouse.pipeline.refresh import RefreshOptions
 from evalhouse.pipeline.targets import refresh_targets
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "papers" / "recorded"
 FAST = {"backoff_base": 0.001, "backoff_max": 0.01, "timeout": 2.0, "max_retries": 0, "trust_env": False}

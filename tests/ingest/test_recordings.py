@@ -18,7 +18,7 @@ from evalhouse.ingest.recordings import DEFAULT_FIXTURES, Roots, replay_payloads
 from evalhouse.ingest.source import Recording, SourceSpecError
 from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 FAST = {"backoff_base": 0.001, "backoff_max": 0.01, "timeout": 1.0, "trust_env": False}
 VERIFIED = {key: m.SOURCE.verified_on for key, m in catalog().items() if m.SOURCE.verified_on is not None}

@@ -19,7 +19,7 @@ from evalhouse.ingest.recordings import Roots, replay_payloads
 from evalhouse.ingest.sources import swallow_leaderboard as swallow
 from evalhouse.pipeline import refresh as R
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 FAST = {"backoff_base": 0.001, "backoff_max": 0.01, "timeout": 2.0, "trust_env": False, "max_retries": 0}
 

@@ -163,7 +163,7 @@ def test_refresh_replays_the_posts_from_a_mirror_over_loopback(tmp_path: Path) -
 def test_a_night_of_posts_exports_to_a_mirror_that_replays_it(tmp_path: Path) -> None:
     """``evalhouse mirror export`` keeps each POST's payload under its URL and body."""
     from evalhouse.ingest.mirror_export import export_mirror
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
     payloads = {
         (tb.ENDPOINT, r.body): answer(r.label.split(":")[1], [row(1, "GPT-5", "high", 49.6)])

@@ -13,7 +13,7 @@ import pytest
 import evalhouse.warehouse.db as db_module
 from evalhouse.pipeline.import_eee import ImportSummary, collection_source_key, import_tree
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 LEGACY = "datasets/eee-datastore-legacy/data"
 COLLECTIONS = ("global-mmlu-lite", "hal-usaco", "helm_instruct")  # 24, 13 and 4 real records

@@ -19,8 +19,8 @@ from evalhouse.schema.fingerprint import normalized_hash
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import export_tree
 from evalhouse.warehouse.memory_budget import LOAD_BUDGET_BYTES
-from evalhouse.warehouse.raw_packs import PackWriter
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.packs import PackWriter
+from evalhouse.warehouse.raw.store import RawStore
 
 DEMO_DIR = "formats/eee/demo-source"
 HOSTILE = "'; DROP TABLE score; --"

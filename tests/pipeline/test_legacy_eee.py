@@ -20,7 +20,7 @@ from evalhouse.pipeline.import_eee import collection_source_key, import_tree
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import export_tree
 from evalhouse.warehouse.ledger import record_view_decisions
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 LEGACY = "datasets/eee-datastore-legacy"
 COUNT_TABLES = ("raw_snapshot", "quarantine", "evaluation", "score", "curation_decision", "model_config")

@@ -13,7 +13,7 @@ import pytest
 import evalhouse.warehouse.load as load_module
 from evalhouse.pipeline.import_eee import collection_source_key, import_tree
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 LEGACY = "datasets/eee-datastore-legacy/data"
 COLLECTIONS = ("helm_lite", "helm_mmlu")  # 91 and 79 real records of many results each

@@ -31,7 +31,7 @@ from evalhouse.pipeline.reparse import reparse
 from evalhouse.schema.records import ParsedRecord
 from evalhouse.warehouse import db as db_module
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 EPOCH_PATH = "/m/epoch.ai/data/benchmark_data.zip"
 AA_PATH = "/m/artificialanalysis.ai/leaderboards/models"

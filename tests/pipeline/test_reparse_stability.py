@@ -17,7 +17,7 @@ from evalhouse.ingest.pinned import mirror_from_shared
 from evalhouse.pipeline import refresh as R
 from evalhouse.pipeline.reparse import reparse
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 from evalhouse.warehouse.snapshot import create_snapshot
 from evalhouse.warehouse.snapshot_diff import diff_snapshots
 

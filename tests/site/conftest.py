@@ -28,7 +28,7 @@ def explorer(real_warehouse: Path, shared: Path, tmp_path_factory: pytest.TempPa
     from evalhouse.config import raw_store_path
     from evalhouse.pipeline.changes import changes, reports_dir, write_report
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.store import RawStore
 
     root = tmp_path_factory.mktemp("explorer")
     db = copy_warehouse(real_warehouse, root / "db")

@@ -23,8 +23,8 @@ from evalhouse.config import raw_store_path
 from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse.audit import AuditError, model_report, score_chain, verify_raw
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_packs import parse_location
-from evalhouse.warehouse.raw_store import RawStore, RawStoreError
+from evalhouse.warehouse.raw.packs import parse_location
+from evalhouse.warehouse.raw.store import RawStore, RawStoreError
 
 runner = CliRunner()
 

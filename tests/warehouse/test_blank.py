@@ -16,7 +16,7 @@ from evalhouse.common.cache import ENV_CACHE
 from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse import blank
 from evalhouse.warehouse.db import Migration, Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 LEGACY = "datasets/eee-datastore-legacy/data"
 COLLECTIONS = ("global-mmlu-lite", "hal-usaco", "helm_instruct")  # 24, 13 and 4 real records

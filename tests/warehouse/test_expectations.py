@@ -30,7 +30,7 @@ from evalhouse.warehouse.expectations import (
 )
 from evalhouse.warehouse.expectations_sql import checkpoint_after_load, evaluate_sql
 from evalhouse.warehouse.ledger import LoadPlan, RunContext, SourceRow, run_load
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 N_MODELS = 6
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse.warehouse.raw_packs import BIG_BLOB, PACK_MAGIC, PackWriter, index_path, parse_location
-from evalhouse.warehouse.raw_store import RawEntry, RawStore, RawStoreError
+from evalhouse.warehouse.raw.packs import BIG_BLOB, PACK_MAGIC, PackWriter, index_path, parse_location
+from evalhouse.warehouse.raw.store import RawEntry, RawStore, RawStoreError
 
 
 def put(store: RawStore, data: bytes, n: int = 0) -> RawEntry:
@@ -133,8 +133,8 @@ KILLED_WRITER = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from evalhouse.warehouse.raw_packs import PackWriter
-    from evalhouse.warehouse.raw_store import RawStore
+    from evalhouse.warehouse.raw.packs import PackWriter
+    from evalhouse.warehouse.raw.store import RawStore
 
     write_out = PackWriter._write_out
     calls = []

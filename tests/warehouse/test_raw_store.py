@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse.warehouse.raw_store import RawStore, RawStoreError
+from evalhouse.warehouse.raw.store import RawStore, RawStoreError
 
 
 def test_same_bytes_are_stored_once_but_every_fetch_is_listed(tmp_path: Path) -> None:
@@ -49,7 +49,7 @@ def test_find_says_where_a_loose_payload_is(tmp_path: Path) -> None:
 def test_recover_reads_only_the_manifest_s_end_and_cuts_a_long_torn_line(tmp_path: Path) -> None:
     """The manifest grows every night: recover reads back from its end to the last newline, across
     as many chunks as a torn line spans, and cuts exactly the torn bytes."""
-    from evalhouse.warehouse.raw_store import _cut_torn_line
+    from evalhouse.warehouse.raw.store import _cut_torn_line
 
     manifest = tmp_path / "manifest.jsonl"
     whole = b"".join(b'{"line": %d}\n' % i for i in range(1000))

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from evalhouse.cli import app
 from evalhouse.warehouse import db as db_module
 from evalhouse.warehouse.db import Warehouse, migrations
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 from evalhouse.warehouse.snapshot import create_snapshot, open_snapshot, verify_snapshot
 
 NEW_CONFIG, OLD_CONFIG = "openai/gpt-4o|date=2024-08-06", "openai/gpt-4o|date=aug-24"

@@ -23,7 +23,7 @@ from evalhouse.config import raw_store_path
 from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse import snapshot as snap
 from evalhouse.warehouse.db import Warehouse, views
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 from evalhouse.warehouse.snapshot import (
     MANIFEST,
     SnapshotError,
@@ -213,7 +213,7 @@ def test_the_same_state_gives_the_same_id_and_bytes(built: tuple[Path, Path], tm
     # and once more from a fresh interpreter (hash seeds, import order, thread pool all new)
     code = (
         "import sys; from pathlib import Path; from evalhouse.warehouse.db import Warehouse;"
-        "from evalhouse.warehouse.raw_store import RawStore;"
+        "from evalhouse.warehouse.raw.store import RawStore;"
         "from evalhouse.warehouse.snapshot import create_snapshot;"
         "wh = Warehouse.open(sys.argv[1]);"
         "store = RawStore(Path(sys.argv[1]).with_suffix('.raw'));"

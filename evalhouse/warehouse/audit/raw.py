@@ -10,7 +10,7 @@ from typing import Any
 import duckdb
 
 from evalhouse.warehouse.audit.queries import rows
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 
 def payload_status(store: RawStore, sha256: str) -> dict[str, Any]:

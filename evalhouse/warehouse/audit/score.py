@@ -17,7 +17,7 @@ import duckdb
 
 from evalhouse.warehouse.audit.queries import AuditError, as_json, rows
 from evalhouse.warehouse.audit.raw import payload_status
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 _HEX = re.compile(r"^[0-9a-f]{6,64}$")
 LOCATORS = (

@@ -33,7 +33,7 @@ from evalhouse.analytics.equate.eci_sensitivity import PENALTIES, time_slopes
 from evalhouse.analytics.runs import eci
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 
 # --------------------------------------------------------------------------- small planted problems

@@ -13,7 +13,7 @@ from evalhouse.analytics.runs import report
 from evalhouse.ingest.pinned import epoch_zip
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 
 
 @pytest.fixture(scope="module")

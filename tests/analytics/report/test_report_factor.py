@@ -11,7 +11,7 @@ from evalhouse.analytics.report.factor import NO_DATA, TITLE, section
 from evalhouse.config import raw_store_path
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw_store import RawStore
+from evalhouse.warehouse.raw.store import RawStore
 from evalhouse.warehouse.snapshot import create_snapshot, open_snapshot
 
 

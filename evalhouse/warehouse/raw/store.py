@@ -4,7 +4,7 @@ A payload is kept once per sha256, in one of two kinds of place:
 
 - a loose file named by its hash, ``ab/abcdef….<ext>`` (a refresh's payloads, an ingested file);
 - a blob of a pack file, ``packs/<id>.pack#<offset>+<length>`` (a bulk import's thousands of small
-  payloads, written sequentially into one file per run: :mod:`evalhouse.warehouse.raw_packs`).
+  payloads, written sequentially into one file per run: :mod:`evalhouse.warehouse.raw.packs`).
 
 Storing the same bytes twice stores them once, whichever kind holds them; every fetch still gets
 its own manifest line (``manifest.jsonl``) and its own ``raw_snapshot`` row, whose
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from evalhouse.errors import RunFailed
-from evalhouse.warehouse.raw_packs import (
+from evalhouse.warehouse.raw.packs import (
     Packs,
     PackWriter,
     fsync_dir,

@@ -338,7 +338,7 @@ class House:
     def validate(self, *, docs: bool = False) -> Validation:
         """Run the expectations suites (great-expectations) on the whole warehouse and store their
         results; ``docs`` also builds GX Data Docs in the project folder (``<db stem>.gx/``)."""
-        from evalhouse.warehouse.expectations import build_data_docs, prepare, project_dir, run_checkpoint
+        from evalhouse.warehouse.checks.suites import build_data_docs, prepare, project_dir, run_checkpoint
 
         project = project_dir(self.path)
         prepare(project)  # import great-expectations before taking the writer lock
@@ -610,7 +610,7 @@ class House:
         into the warehouse unless ``record=False``). The Data Docs ``validate(docs=True)`` built
         and the last refresh's report ("What's new") go in when they exist."""
         from evalhouse.site import build_site
-        from evalhouse.warehouse.expectations import data_docs_index
+        from evalhouse.warehouse.checks.suites import data_docs_index
 
         frozen = None
         if snapshot is None:

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from evalhouse.pipeline.import_eee import ImportSummary
     from evalhouse.site.build import SiteSummary
     from evalhouse.warehouse.audit import RawVerification
+    from evalhouse.warehouse.checks.suites import ValidationSummary
     from evalhouse.warehouse.eee_export import ExportSummary
-    from evalhouse.warehouse.expectations import ValidationSummary
     from evalhouse.warehouse.ledger import RunResult
     from evalhouse.warehouse.rederive import Rederived
     from evalhouse.warehouse.snapshot import CreatedSnapshot, VerifyReport
@@ -35,7 +35,7 @@ _ELSEWHERE = {
     "SiteSummary": "evalhouse.site.build",
     "RawVerification": "evalhouse.warehouse.audit",
     "ExportSummary": "evalhouse.warehouse.eee_export",
-    "ValidationSummary": "evalhouse.warehouse.expectations",
+    "ValidationSummary": "evalhouse.warehouse.checks.suites",
     "Rederived": "evalhouse.warehouse.rederive",
     "CreatedSnapshot": "evalhouse.warehouse.snapshot",
     "VerifyReport": "evalhouse.warehouse.snapshot",

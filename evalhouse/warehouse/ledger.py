@@ -539,13 +539,13 @@ def loaded_payloads(con: duckdb.DuckDBPyConnection, source_key: str) -> frozense
 
 def checkpoint(skip: bool = False) -> AfterLoad | None:
     """The expectations checkpoint to run inside each load (None when ``skip``): the suites as
-    set-based SQL (:mod:`evalhouse.warehouse.expectations_sql`), rolling the load back on failure."""
+    set-based SQL (:mod:`evalhouse.warehouse.checks.sql`), rolling the load back on failure."""
     return None if skip else _checkpoint_after_load
 
 
 def _checkpoint_after_load(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """:func:`~evalhouse.warehouse.expectations_sql.checkpoint_after_load`, imported when a load
+    """:func:`~evalhouse.warehouse.checks.sql.checkpoint_after_load`, imported when a load
     first runs it (its suites and the canonicaliser's constants; a quiet night loads nothing)."""
-    from evalhouse.warehouse.expectations_sql import checkpoint_after_load  # noqa: PLC0415 - loads only
+    from evalhouse.warehouse.checks.sql import checkpoint_after_load  # noqa: PLC0415 - loads only
 
     checkpoint_after_load(con, run_id)

@@ -9,7 +9,7 @@ from realwarehouse import copy_warehouse
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
-from evalhouse.warehouse.expectations import CHECKS, data_docs_index, project_dir
+from evalhouse.warehouse.checks.suites import CHECKS, data_docs_index, project_dir
 
 runner = CliRunner()
 

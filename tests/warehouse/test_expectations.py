@@ -20,15 +20,15 @@ from evalhouse.common.resources import read_sql
 from evalhouse.curation.registry import load_registry
 from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.schema.records import ParsedRecord
-from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.expectations import (
+from evalhouse.warehouse.checks.sql import checkpoint_after_load, evaluate_sql
+from evalhouse.warehouse.checks.suites import (
     CHECKS,
     FRAMES,
     build_frames,
     run_checkpoint,
     validate_frames,
 )
-from evalhouse.warehouse.expectations_sql import checkpoint_after_load, evaluate_sql
+from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.ledger import LoadPlan, RunContext, SourceRow, run_load
 from evalhouse.warehouse.raw.store import RawStore
 
@@ -431,7 +431,7 @@ def test_fingerprints_the_keys_make_unique_are_not_counted_again(wh: Warehouse) 
     """A score's id is its fingerprint's and the key is on the id; an evaluation's fingerprint has a
     UNIQUE constraint: the checkpoint trusts those (no grouping of every fingerprint per load), and
     counts again whenever the name reads a table without them."""
-    from evalhouse.warehouse.expectations_sql import enforced
+    from evalhouse.warehouse.checks.sql import enforced
 
     checks = {c.name: c for c in CHECKS}
     for frame, check in (("scores", "score_fingerprint_unique"), ("evaluations", "evaluation_fingerprint_unique")):

@@ -1,7 +1,7 @@
 """The expectation suites as set-based SQL: the checkpoint that runs inside every load.
 
-The suites, their checks and levels are those of :mod:`evalhouse.warehouse.expectations` (one
-list, :data:`~evalhouse.warehouse.expectations.CHECKS`). great-expectations runs them on pandas
+The suites, their checks and levels are those of :mod:`evalhouse.warehouse.checks.suites` (one
+list, :data:`~evalhouse.warehouse.checks.suites.CHECKS`). great-expectations runs them on pandas
 frames, which costs seconds to import and memory proportional to the warehouse; inside a load the
 same expectations run here as one aggregate query per frame over the frame's SQL, with
 great-expectations' semantics: a column-map expectation ignores missing values (and counts them as
@@ -22,7 +22,7 @@ import duckdb
 
 from evalhouse.common.resources import read_sql
 from evalhouse.curation.canonicalise import EPSILON
-from evalhouse.warehouse.expectations import (
+from evalhouse.warehouse.checks.suites import (
     CHECKS,
     EXAMPLES,
     FRAMES,

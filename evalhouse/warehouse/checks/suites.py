@@ -1,8 +1,8 @@
 """Validation suites (great-expectations 1.x) run as a checkpoint after every load and on demand.
 
 Paper 002 asks for integrity checks after every write; this module defines that check. Each check is
-a frame built by one SQL query (``sql/frame_*.sql``) and a few expectations on it, grouped in
-named suites. Inside every load they run as set-based SQL (:mod:`.expectations_sql`, same
+a frame built by one SQL query (``warehouse/sql/frame_*.sql``) and a few expectations on it, grouped in
+named suites. Inside every load they run as set-based SQL (:mod:`.sql`, same
 checks, same semantics, no pandas and no import of great-expectations); ``evalhouse validate``
 runs them as a real great-expectations checkpoint on the frames:
 

@@ -305,7 +305,7 @@ def build(tree: Path, db: Path) -> dict[str, Any]:
     from evalhouse.config import raw_store_path
     from evalhouse.pipeline.import_eee import import_tree
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.ledger import checkpoint
+    from evalhouse.warehouse.load.ledger import checkpoint
     from evalhouse.warehouse.raw.store import RawStore
 
     store = RawStore(raw_store_path(db))

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from evalhouse.warehouse.audit import RawVerification
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.eee_export import ExportSummary
-    from evalhouse.warehouse.ledger import AfterLoad, RunResult
+    from evalhouse.warehouse.load.ledger import AfterLoad, RunResult
     from evalhouse.warehouse.raw.store import RawStore
     from evalhouse.warehouse.rederive import Rederived
     from evalhouse.warehouse.snapshot import CreatedSnapshot, VerifyReport
@@ -160,7 +160,7 @@ class House:
     @staticmethod
     def checkpoint(validate: bool = True) -> AfterLoad | None:
         """The expectations checkpoint each load runs inside its transaction (None: ``validate=False``)."""
-        from evalhouse.warehouse.ledger import checkpoint
+        from evalhouse.warehouse.load.ledger import checkpoint
 
         return checkpoint(skip=not validate)
 
@@ -305,7 +305,7 @@ class House:
         ``batch_size``: records per load batch at most (default 4000)."""
         serial_blas()  # a load: no linear algebra
         from evalhouse.pipeline.import_eee import import_tree
-        from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE
+        from evalhouse.warehouse.load.records import DEFAULT_BATCH_SIZE
 
         registry = self._loaded_registry() if self._registry is not None else None
         with self.connect(read_only=False) as wh:
@@ -358,7 +358,7 @@ class House:
 
     def quarantine(self, *, source: str | None = None, stage: str | None = None, limit: int = 50) -> Report:
         """What was refused: ``{"rows": [...], "counts": [...]}`` with locators, raw sha256 and reasons."""
-        from evalhouse.warehouse.quarantine import quarantine_report
+        from evalhouse.warehouse.load.quarantine import quarantine_report
 
         with self._reading() as wh:
             return Report(quarantine_report(wh.con, source=source, stage=stage, limit=limit))

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from evalhouse.warehouse.audit import RawVerification
     from evalhouse.warehouse.checks.suites import ValidationSummary
     from evalhouse.warehouse.eee_export import ExportSummary
-    from evalhouse.warehouse.ledger import RunResult
+    from evalhouse.warehouse.load.ledger import RunResult
     from evalhouse.warehouse.rederive import Rederived
     from evalhouse.warehouse.snapshot import CreatedSnapshot, VerifyReport
     from evalhouse.warehouse.snapshot_diff import SnapshotDiff, TableDiff
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 _ELSEWHERE = {
     "Outcome": "evalhouse.analytics.runs",
     "ImportSummary": "evalhouse.pipeline.import_eee",
-    "RunResult": "evalhouse.warehouse.ledger",
+    "RunResult": "evalhouse.warehouse.load.ledger",
     "SiteSummary": "evalhouse.site.build",
     "RawVerification": "evalhouse.warehouse.audit",
     "ExportSummary": "evalhouse.warehouse.eee_export",

@@ -321,7 +321,7 @@ LATEST = "latest.json"
 def run_report(
     wh: Warehouse, store: RawStore, results: list[Any], *, db_path: Path, tolerance: float = DEFAULT_TOLERANCE
 ) -> dict[str, Any]:
-    """The report of one refresh (``results``: its :class:`~evalhouse.warehouse.ledger.RunResult`
+    """The report of one refresh (``results``: its :class:`~evalhouse.warehouse.load.ledger.RunResult`
     list), with the exit code the refresh ends with (1 when a source failed)."""
     report = changes(wh, store, since_runs([r.run_id for r in results]), tolerance=tolerance)
     failed = sorted(r.source_key for r in results if r.status == "failed")

@@ -32,7 +32,7 @@ from evalhouse.schema.fingerprint import sha256_bytes
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import DatastoreError
-from evalhouse.warehouse.ledger import (
+from evalhouse.warehouse.load.ledger import (
     AfterLoad,
     LoadPlan,
     RunContext,
@@ -44,7 +44,7 @@ from evalhouse.warehouse.ledger import (
     record_run,
     run_load,
 )
-from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, summarise_validation_error
+from evalhouse.warehouse.load.records import DEFAULT_BATCH_SIZE, summarise_validation_error
 from evalhouse.warehouse.memory_budget import load_budget
 from evalhouse.warehouse.raw.store import RawEntry, RawStore
 
@@ -276,7 +276,7 @@ def import_tree(  # noqa: PLR0913 - the keyword-only arguments are the import's 
     """Import every collection under ``root``; one run (one transaction) per collection, loaded in
     batches of ``batch_size`` records, DuckDB spilling past ``memory_budget`` bytes beyond what its
     indexes hold (``None``: no budget; ``"env"``: ``$EVALHOUSE_LOAD_BUDGET`` or 256 MB; see
-    :func:`~evalhouse.warehouse.ledger.run_load`)."""
+    :func:`~evalhouse.warehouse.load.ledger.run_load`)."""
     if batch_size < 1:
         raise InputError(f"the batch size must be a positive number of records, not {batch_size}")
     budget = load_budget() if memory_budget == "env" else memory_budget  # bad input before any work

@@ -22,8 +22,8 @@ from evalhouse.pipeline.refresh import (
 )
 from evalhouse.pipeline.source_run import Fetched, SourceRun, store_fetch
 from evalhouse.pipeline.targets import refresh_targets
-from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import ledger
 from evalhouse.warehouse.raw.store import RawStore
 
 

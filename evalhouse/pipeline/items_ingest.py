@@ -7,7 +7,7 @@ aggregate and its ``_samples.jsonl``). Several files of one run are packed into 
 deterministic bundle (:mod:`evalhouse.ingest.bundle`) so the raw store keeps exactly the bytes
 that were parsed; paths naming the same run (a results file and its samples files) are read
 once. Every run's bytes are stored and hashed before they are parsed, each record and item row
-names its own payload, and all of them load through :func:`evalhouse.warehouse.ledger.run_load`
+names its own payload, and all of them load through :func:`evalhouse.warehouse.load.ledger.run_load`
 like every other load: one transaction, one ``ingest_run`` row. What cannot be read — a path
 that is not there, a log that is neither scores nor samples — is a ``quarantine`` row with the
 reason, and the other paths still load.
@@ -30,8 +30,8 @@ from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline.source_run import parse_payload, parsed_fingerprint
 from evalhouse.schema.items import ItemBatch
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
-from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import ledger
 from evalhouse.warehouse.raw.store import RawEntry, RawStore
 
 #: Source kinds whose ``ingest KEY PATH`` reads local run files through this module.

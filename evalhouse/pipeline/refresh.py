@@ -40,9 +40,10 @@ from evalhouse.pipeline.source_run import (
     parsed_fingerprint,
     store_fetch,
 )
-from evalhouse.warehouse import history, ledger
+from evalhouse.warehouse import history
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.insert import insert_rows
+from evalhouse.warehouse.load import ledger
 from evalhouse.warehouse.raw.store import RawStore
 
 if TYPE_CHECKING:

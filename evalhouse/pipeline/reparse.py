@@ -15,8 +15,9 @@ from evalhouse.curation.packaged_registry import PACKAGED, PackagedRegistry
 from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.source import FetchMeta
 from evalhouse.pipeline.source_run import Fetched, SourceRun
-from evalhouse.warehouse import history, ledger
+from evalhouse.warehouse import history
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import ledger
 from evalhouse.warehouse.raw.store import RawEntry, RawStore
 
 if TYPE_CHECKING:

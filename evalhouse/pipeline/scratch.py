@@ -17,7 +17,7 @@ from evalhouse.errors import RunFailed
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.pipeline.refresh import RefreshOptions
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.ledger import RunResult, checkpoint
+from evalhouse.warehouse.load.ledger import RunResult, checkpoint
 from evalhouse.warehouse.raw.store import RawStore
 
 

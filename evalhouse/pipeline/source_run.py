@@ -21,8 +21,8 @@ from evalhouse.ingest.fetch import FetchRequest, FetchResult
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.schema.fingerprint import fingerprint_with_results, record_fingerprint
 from evalhouse.schema.records import ParsedRecord, ParseItem
-from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import ledger
 from evalhouse.warehouse.raw.store import RawEntry, RawStore
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ class SourceRun:
 
     def views_decided_later(self) -> SourceRun:
         """This run, loading without the conflict and canonical-metric decisions: its caller records
-        them once, after several runs (:func:`~evalhouse.warehouse.ledger.decide_views_after`)."""
+        them once, after several runs (:func:`~evalhouse.warehouse.load.ledger.decide_views_after`)."""
         self.ctx = replace(self.ctx, view_decisions=False)
         return self
 

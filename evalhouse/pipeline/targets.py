@@ -19,8 +19,9 @@ from evalhouse.ingest.source import ParseError
 from evalhouse.pipeline.refresh import RefreshOptions, resolve_key, source_state
 from evalhouse.pipeline.source_run import Fetched, SourceRun, store_fetch
 from evalhouse.schema.records import ParsedRecord, ParseFailure, ParseItem
-from evalhouse.warehouse import history, ledger
+from evalhouse.warehouse import history
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import ledger
 from evalhouse.warehouse.raw.store import RawStore
 
 

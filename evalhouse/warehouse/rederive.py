@@ -41,7 +41,7 @@ from evalhouse.curation.identity import ResolvedModel, resolve_model
 from evalhouse.curation.registry import Registry
 from evalhouse.curation.setup_policy import SetupPolicy
 from evalhouse.warehouse.insert import insert_rows
-from evalhouse.warehouse.load_rows import RecordContext, dump, identity_rows, provisional_row, release_evidence
+from evalhouse.warehouse.load.rows import RecordContext, dump, identity_rows, provisional_row, release_evidence
 from evalhouse.warehouse.registry_sync import sync_registry
 
 TEMPORARY = ("_rederive_score", "_rederive_eval", "_rederive_group", "_rederive_value", "_rederive_stay",

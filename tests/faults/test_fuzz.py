@@ -300,7 +300,7 @@ def _count_kinds(figures) -> None:
 def test_eee_records_and_samples_are_loaded_or_quarantined(shared: Path, tmp_path: Path, figures) -> None:
     from evalhouse.pipeline.import_eee import _TreeReader
     from evalhouse.pipeline.tree_files import list_tree
-    from evalhouse.warehouse.load import validate_record
+    from evalhouse.warehouse.load.records import validate_record
     from evalhouse.warehouse.raw.store import RawStore
 
     demo = next((shared / "formats/eee/demo-source").rglob("*_samples.jsonl"))

@@ -23,8 +23,8 @@ from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.mirror import MirrorKey, build_mirror
 from evalhouse.ingest.recordings import DEFAULT_FIXTURES, Roots
 from evalhouse.pipeline import refresh as R
-from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import ledger
 from evalhouse.warehouse.raw.store import RawStore
 
 REPO = Path(__file__).resolve().parents[2]

@@ -21,8 +21,8 @@ from evalhouse.ingest.mirror import build_mirror
 from evalhouse.ingest.recordings import Roots, replay_payloads
 from evalhouse.ingest.source import SourceSpec
 from evalhouse.pipeline import refresh as R
-from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import ledger
 from evalhouse.warehouse.raw.store import RawStore
 
 FAST = {"backoff_base": 0.001, "backoff_max": 0.01, "timeout": 2.0, "trust_env": False, "max_retries": 0}

@@ -9,7 +9,7 @@ import pytest
 
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.ledger import RunResult
+from evalhouse.warehouse.load.ledger import RunResult
 from evalhouse.warehouse.raw.store import RawStore
 
 

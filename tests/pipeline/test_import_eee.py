@@ -283,7 +283,7 @@ def test_each_collection_loads_within_the_budget_the_environment_sets(
     value: str | None, budget: int | None, wh: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """$EVALHOUSE_LOAD_BUDGET reaches every collection's load ('off': none); the rows are the same."""
-    from evalhouse.warehouse import ledger
+    from evalhouse.warehouse.load import ledger
 
     seen: list[int] = []
     real = ledger.loading_within

@@ -19,7 +19,7 @@ from evalhouse.errors import RunFailed
 from evalhouse.pipeline.import_eee import collection_source_key, import_tree
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.eee_export import export_tree
-from evalhouse.warehouse.ledger import record_view_decisions
+from evalhouse.warehouse.load.ledger import record_view_decisions
 from evalhouse.warehouse.raw.store import RawStore
 
 LEGACY = "datasets/eee-datastore-legacy"
@@ -426,7 +426,7 @@ def test_a_commit_out_of_memory_loads_the_collection_again_without_the_budget(
     from contextlib import contextmanager
 
     from evalhouse.errors import CommitFailed
-    from evalhouse.warehouse import ledger
+    from evalhouse.warehouse.load import ledger
 
     budgeted = {"load": False}
     load_once, transaction = ledger._load_once, Warehouse.transaction

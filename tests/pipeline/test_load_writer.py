@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import evalhouse.warehouse.load as load_module
+import evalhouse.warehouse.load.records as load_module
 from evalhouse.pipeline.import_eee import collection_source_key, import_tree
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore

@@ -177,7 +177,7 @@ def test_parsing_and_loading_run_with_the_collector_paused_and_a_refresh_leaves_
 def test_records_a_parser_validated_are_not_validated_again_by_the_loader(
     wh: Warehouse, store: RawStore, mirror_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evalhouse.warehouse import load as load_module
+    from evalhouse.warehouse.load import records as load_module
 
     checked: list[object] = []
     original = load_module.validate_record

@@ -40,7 +40,7 @@ from evalhouse.ingest.catalog import get_source
 from evalhouse.ingest.pinned import AA_CSV, EPOCH_DIR, epoch_zip
 from evalhouse.ingest.source import FetchMeta
 from evalhouse.schema.records import ParsedRecord
-from evalhouse.warehouse.load import validate_record
+from evalhouse.warehouse.load.records import validate_record
 
 shared = Path(sys.argv[1])
 payloads = {"epoch-benchmarks": epoch_zip(shared / EPOCH_DIR), "artificial-analysis": (shared / AA_CSV).read_bytes()}

@@ -29,7 +29,7 @@ from evalhouse.warehouse.checks.suites import (
     validate_frames,
 )
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.ledger import LoadPlan, RunContext, SourceRow, run_load
+from evalhouse.warehouse.load.ledger import LoadPlan, RunContext, SourceRow, run_load
 from evalhouse.warehouse.raw.store import RawStore
 
 N_MODELS = 6

@@ -19,7 +19,7 @@ from pinned_digest import parse_items
 from evalhouse.curation.registry import load_registry
 from evalhouse.schema.records import ParsedRecord
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.load import LoadContext, Loader
+from evalhouse.warehouse.load.records import LoadContext, Loader
 from evalhouse.warehouse.registry_sync import sync_registry
 
 REG = load_registry()

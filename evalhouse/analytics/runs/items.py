@@ -28,8 +28,8 @@ from evalhouse.analytics.items.store import CSV_COLUMNS, WELFARE_COLUMNS, store_
 from evalhouse.analytics.runs.common import Outcome, named_errors, reading
 from evalhouse.errors import InputError
 from evalhouse.pipeline.items_ingest import load_items
-from evalhouse.warehouse import ledger
 from evalhouse.warehouse.db import Warehouse
+from evalhouse.warehouse.load import ledger
 
 SIMULATOR = ledger.SourceRow(
     "simulate-panel", "evalhouse panel simulator (known ground truth)", "simulation", 4, "evalhouse", None

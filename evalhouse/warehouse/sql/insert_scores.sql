@@ -1,4 +1,4 @@
--- One load batch of scores (evalhouse.warehouse.score_batch) into the tables `score` is a view of
+-- One load batch of scores (evalhouse.warehouse.load.score_batch) into the tables `score` is a view of
 -- (migration 0080): the batch's canonical groups and setups are added once each under their
 -- content ids, then every score with the ids of its group and setup. The source row key (what a
 -- source row measured and cites: never the fetch time) is derived here from the record, group,

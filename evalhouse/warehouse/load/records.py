@@ -35,10 +35,10 @@ from evalhouse.schema.eee_check import surely_valid
 from evalhouse.schema.eee_legacy import migrate_legacy
 from evalhouse.schema.fingerprint import fingerprint_with_results
 from evalhouse.schema.records import SCHEMA_VERSION, ParsedRecord, ParseFailure, ParseItem
-from evalhouse.warehouse import load_rows as rows
 from evalhouse.warehouse.insert import SMALL, insert_rows
-from evalhouse.warehouse.load_report import LoadReport
-from evalhouse.warehouse.score_batch import ScoreBatch
+from evalhouse.warehouse.load import rows
+from evalhouse.warehouse.load.report import LoadReport
+from evalhouse.warehouse.load.score_batch import ScoreBatch
 
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 #: Records per load batch at most: one dedup query and one Arrow insert per table each (memory holds

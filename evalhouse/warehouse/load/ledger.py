@@ -36,8 +36,8 @@ from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, first_row
 from evalhouse.warehouse.decisions import record_decisions
 from evalhouse.warehouse.insert import insert_rows
-from evalhouse.warehouse.items_load import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
-from evalhouse.warehouse.load_report import LoadReport
+from evalhouse.warehouse.load.items import ITEM_PARSED_TABLES, ItemLoader, ItemLoadReport
+from evalhouse.warehouse.load.report import LoadReport
 from evalhouse.warehouse.memory_budget import (
     STEP_BUDGET_BYTES,
     Budget,
@@ -366,7 +366,7 @@ def _out_of_memory(exc: BaseException) -> BaseException | None:
 def _load_once(wh: Warehouse, ctx: RunContext, plan: LoadPlan, result: RunResult, budget: Budget | None) -> None:
     """One attempt of :func:`run_load`'s transaction, within ``budget`` until its commit; fills ``result``."""
     # the loader (pydantic, the EEE models, name resolution) and the registries load with the first load
-    from evalhouse.warehouse.load import DEFAULT_BATCH_SIZE, LoadContext, Loader  # noqa: PLC0415
+    from evalhouse.warehouse.load.records import DEFAULT_BATCH_SIZE, LoadContext, Loader  # noqa: PLC0415
     from evalhouse.warehouse.registry_sync import sync_registry  # noqa: PLC0415
 
     registry = resolve(ctx.registry)

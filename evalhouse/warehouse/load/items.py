@@ -2,7 +2,7 @@
 
 Every table of an :class:`~evalhouse.schema.items.ItemBatch` is registered with DuckDB and
 inserted with one ``INSERT … SELECT`` (never row by row), so a panel of 10⁷ responses loads in
-seconds. The caller (``warehouse.ledger.run_load``) holds the transaction and writes the
+seconds. The caller (``warehouse.load.ledger.run_load``) holds the transaction and writes the
 ``ingest_run`` row. Each response ends in exactly one place, and the report counts say so:
 
 * loaded into ``item_response``;

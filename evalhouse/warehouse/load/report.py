@@ -1,7 +1,7 @@
-"""What a run's load counted, as the run carries it (:class:`evalhouse.warehouse.ledger.RunResult`).
+"""What a run's load counted, as the run carries it (:class:`evalhouse.warehouse.load.ledger.RunResult`).
 
 A run that loads nothing (a quiet night's ``unchanged``, a fetch that failed) still has a report,
-all zeros; building it must not import the loader (:mod:`evalhouse.warehouse.load`: pydantic, the
+all zeros; building it must not import the loader (:mod:`evalhouse.warehouse.load.records`: pydantic, the
 EEE models, model-name resolution — a third of a quiet night), so the class lives here and the
 loader fills one.
 """

@@ -5,8 +5,9 @@ A record's 25 results share its evaluation, source, model and attribution (colum
 (``score_group``); results of one setup share metric parameters, setup and generation config
 (``score_setup``). The loader appends only the per-score values here (ids, values, uncertainty)
 with three small indexes, and :meth:`ScoreBatch.insert` writes the batch's new groups and setups
-and its ``score_value`` rows in DuckDB (``sql/insert_scores.sql``), which also derives the source
-row key. The ``score`` view joins them back (``views/score.sql``, migration 0080).
+and its ``score_value`` rows in DuckDB (``warehouse/sql/insert_scores.sql``), which also derives
+the source row key. The ``score`` view joins them back (``warehouse/views/score.sql``, migration
+0080).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from evalhouse.curation.cells import Cell
 from evalhouse.errors import WarehouseError
 from evalhouse.schema import records as R
 from evalhouse.warehouse.arrow_columns import column
-from evalhouse.warehouse.load_rows import RecordContext, dump, score_id
+from evalhouse.warehouse.load.rows import RecordContext, dump, score_id
 
 #: Per-score columns, in the order :meth:`ScoreBatch.add` appends them.
 SCORE_COLUMNS = (

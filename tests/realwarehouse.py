@@ -40,7 +40,7 @@ def build(shared: Path, root: Path) -> Path:
 def snapshot(db: Path, out: Path) -> Path:
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.raw.store import RawStore
-    from evalhouse.warehouse.snapshot import create_snapshot
+    from evalhouse.warehouse.snapshot.freeze import create_snapshot
 
     with Warehouse.open(db) as wh:
         create_snapshot(wh, out, RawStore(db.with_suffix(".raw")))

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from evalhouse.warehouse.load.ledger import AfterLoad, RunResult
     from evalhouse.warehouse.raw.store import RawStore
     from evalhouse.warehouse.rederive import Rederived
-    from evalhouse.warehouse.snapshot import CreatedSnapshot, VerifyReport
+    from evalhouse.warehouse.snapshot.freeze import CreatedSnapshot, VerifyReport
     from evalhouse.warehouse.sql_guard import GuardedResult
 
 PathLike = str | os.PathLike[str]
@@ -541,7 +541,7 @@ class House:
         """Freeze the warehouse into ``out_dir`` (new or empty): every table and the analysis views
         as Parquet, the records as EEE (``eee_tree``: the datastore layout), a content-hashed
         manifest whose hash is the id. The snapshot is recorded in the warehouse."""
-        from evalhouse.warehouse.snapshot import create_snapshot
+        from evalhouse.warehouse.snapshot.freeze import create_snapshot
 
         if not self.exists:
             raise InputError(f"no warehouse at {self.path}: run 'evalhouse migrate' or 'evalhouse refresh' first")
@@ -553,7 +553,7 @@ class House:
         warehouse reuses the one it was frozen into before, without writing): what a report or a
         site is pinned to. The ``keep`` pins used most recently stay, older pin folders are
         removed (``None``: none is)."""
-        from evalhouse.warehouse.snapshot_pin import pin_snapshot
+        from evalhouse.warehouse.snapshot.pin import pin_snapshot
 
         if not self.exists:
             raise InputError(f"no warehouse at {self.path}: give --db, --snapshot DIR, or load data first")
@@ -567,7 +567,7 @@ class House:
         ``expect_id``: the id an analysis recorded, or a prefix of 6+ hex digits that no other
         snapshot this warehouse recorded begins with (checked against them when the warehouse
         can be read; ``.notes`` says when it could not)."""
-        from evalhouse.warehouse.snapshot import verify_snapshot
+        from evalhouse.warehouse.snapshot.freeze import verify_snapshot
 
         notes: list[str] = []
         known = self._recorded_snapshot_ids(notes) if expect_id else []
@@ -582,7 +582,7 @@ class House:
 
     def _recorded_snapshot_ids(self, notes: list[str]) -> list[str]:
         from evalhouse.errors import WarehouseError
-        from evalhouse.warehouse.snapshot import recorded_snapshot_ids
+        from evalhouse.warehouse.snapshot.freeze import recorded_snapshot_ids
 
         if not self.exists:
             return []

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from evalhouse.warehouse.eee_export import ExportSummary
     from evalhouse.warehouse.load.ledger import RunResult
     from evalhouse.warehouse.rederive import Rederived
-    from evalhouse.warehouse.snapshot import CreatedSnapshot, VerifyReport
-    from evalhouse.warehouse.snapshot_diff import SnapshotDiff, TableDiff
+    from evalhouse.warehouse.snapshot.diff import SnapshotDiff, TableDiff
+    from evalhouse.warehouse.snapshot.freeze import CreatedSnapshot, VerifyReport
     from evalhouse.warehouse.sql_guard import GuardedResult
 
 #: The lower layers' result classes, by the module that defines them.
@@ -37,10 +37,10 @@ _ELSEWHERE = {
     "ExportSummary": "evalhouse.warehouse.eee_export",
     "ValidationSummary": "evalhouse.warehouse.checks.suites",
     "Rederived": "evalhouse.warehouse.rederive",
-    "CreatedSnapshot": "evalhouse.warehouse.snapshot",
-    "VerifyReport": "evalhouse.warehouse.snapshot",
-    "SnapshotDiff": "evalhouse.warehouse.snapshot_diff",
-    "TableDiff": "evalhouse.warehouse.snapshot_diff",
+    "CreatedSnapshot": "evalhouse.warehouse.snapshot.freeze",
+    "VerifyReport": "evalhouse.warehouse.snapshot.freeze",
+    "SnapshotDiff": "evalhouse.warehouse.snapshot.diff",
+    "TableDiff": "evalhouse.warehouse.snapshot.diff",
     "GuardedResult": "evalhouse.warehouse.sql_guard",
 }
 

@@ -484,7 +484,7 @@ KeepOption = Annotated[
 
 
 def print_pin(pin: Any) -> None:
-    """One line for a pin of the live warehouse (``snapshot_pin.Pin``), one more when old pins went."""
+    """One line for a pin of the live warehouse (``snapshot.pin.Pin``), one more when old pins went."""
     console.print(f"{'froze' if pin.created else 'reusing'} snapshot {pin.path}", highlight=False)
     if pin.pruned:
         names = ", ".join(p.name for p in pin.pruned)

@@ -25,7 +25,7 @@ from evalhouse.ingest.pinned import epoch_zip
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot import create_snapshot
+from evalhouse.warehouse.snapshot.freeze import create_snapshot
 
 runner = CliRunner()
 

@@ -457,7 +457,7 @@ def _uuid() -> str:
 
 
 def test_a_long_collection_name_never_blocks_snapshot_site_or_report(long_names: Path, tmp_path: Path, figures) -> None:
-    from evalhouse.warehouse.snapshot import load_manifest, open_snapshot
+    from evalhouse.warehouse.snapshot.freeze import load_manifest, open_snapshot
 
     runs = {
         "snapshot create": ["snapshot", "create", str(tmp_path / "s")],

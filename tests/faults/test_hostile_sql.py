@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.pipeline.import_eee import import_tree
-from evalhouse.warehouse import snapshot as snap
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
+from evalhouse.warehouse.snapshot import freeze as snap
 
 runner = CliRunner()
 PASSWD_MARK = "root:"

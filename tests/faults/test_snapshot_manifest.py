@@ -17,11 +17,11 @@ from typer.testing import CliRunner
 import evalhouse
 from evalhouse.cli import app
 from evalhouse.pipeline.import_eee import import_tree
-from evalhouse.warehouse import snapshot as snap
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot_diff import diff_snapshots
-from evalhouse.warehouse.snapshot_manifest import SnapshotError, sql_type
+from evalhouse.warehouse.snapshot import freeze as snap
+from evalhouse.warehouse.snapshot.diff import diff_snapshots
+from evalhouse.warehouse.snapshot.manifest import SnapshotError, sql_type
 
 runner = CliRunner()
 

@@ -18,8 +18,8 @@ from evalhouse.pipeline import refresh as R
 from evalhouse.pipeline.reparse import reparse
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot import create_snapshot
-from evalhouse.warehouse.snapshot_diff import diff_snapshots
+from evalhouse.warehouse.snapshot.diff import diff_snapshots
+from evalhouse.warehouse.snapshot.freeze import create_snapshot
 
 runner = CliRunner()
 #: What a reparse may change on a score row: the run that wrote it and when.

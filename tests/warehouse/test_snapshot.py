@@ -21,10 +21,10 @@ import evalhouse
 from evalhouse.cli import app
 from evalhouse.config import raw_store_path
 from evalhouse.pipeline.import_eee import import_tree
-from evalhouse.warehouse import snapshot as snap
 from evalhouse.warehouse.db import Warehouse, views
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot import (
+from evalhouse.warehouse.snapshot import freeze as snap
+from evalhouse.warehouse.snapshot.freeze import (
     MANIFEST,
     SnapshotError,
     create_snapshot,
@@ -214,7 +214,7 @@ def test_the_same_state_gives_the_same_id_and_bytes(built: tuple[Path, Path], tm
     code = (
         "import sys; from pathlib import Path; from evalhouse.warehouse.db import Warehouse;"
         "from evalhouse.warehouse.raw.store import RawStore;"
-        "from evalhouse.warehouse.snapshot import create_snapshot;"
+        "from evalhouse.warehouse.snapshot.freeze import create_snapshot;"
         "wh = Warehouse.open(sys.argv[1]);"
         "store = RawStore(Path(sys.argv[1]).with_suffix('.raw'));"
         "print(create_snapshot(wh, sys.argv[2], store).snapshot_id);"

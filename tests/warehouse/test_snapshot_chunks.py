@@ -13,11 +13,11 @@ import pytest
 from realwarehouse import copy_warehouse
 from test_snapshot import freeze
 
-from evalhouse.warehouse import snapshot_diff
-from evalhouse.warehouse import snapshot_write as sw
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.snapshot import MANIFEST, open_snapshot, verify_snapshot
-from evalhouse.warehouse.snapshot_diff import diff_snapshots
+from evalhouse.warehouse.snapshot import diff as snapshot_diff
+from evalhouse.warehouse.snapshot import write as sw
+from evalhouse.warehouse.snapshot.diff import diff_snapshots
+from evalhouse.warehouse.snapshot.freeze import MANIFEST, open_snapshot, verify_snapshot
 
 COMPARED = (
     "score",

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from test_snapshot import BASE_MODELS, add_record, base_warehouse, cli_invoke, freeze, load, record
 
-from evalhouse.warehouse.snapshot import MANIFEST
-from evalhouse.warehouse.snapshot_diff import SUBSET, diff_snapshots
+from evalhouse.warehouse.snapshot.diff import SUBSET, diff_snapshots
+from evalhouse.warehouse.snapshot.freeze import MANIFEST
 
 NEW_MODEL = {"bench_a": 0.81, "bench_b": 0.66}
 

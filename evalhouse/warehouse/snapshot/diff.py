@@ -19,7 +19,7 @@ from typing import Any
 
 import duckdb
 
-from evalhouse.warehouse.snapshot import (
+from evalhouse.warehouse.snapshot.freeze import (
     SnapshotError,
     packaged_sql,
     quote_ident,

@@ -43,7 +43,7 @@ from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, views
 from evalhouse.warehouse.eee_export import export_tree
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot_manifest import (
+from evalhouse.warehouse.snapshot.manifest import (
     MAX_MANIFEST_BYTES,
     SnapshotError,
     check_manifest,
@@ -51,7 +51,7 @@ from evalhouse.warehouse.snapshot_manifest import (
     safe_relpath,
     sql_type,
 )
-from evalhouse.warehouse.snapshot_write import (
+from evalhouse.warehouse.snapshot.write import (
     CHUNKABLE_TYPES,
     LOCAL_VIEWS,
     copy_chunks,
@@ -255,7 +255,7 @@ def _write_relation(
 ) -> None:
     """Sorted ``COPY``s of the relation: ``<name>[/<col>=<value>]/data_<j>.parquet``.
 
-    A table larger than :data:`~evalhouse.warehouse.snapshot_write.CHUNK_ROWS` is written in
+    A table larger than :data:`~evalhouse.warehouse.snapshot.write.CHUNK_ROWS` is written in
     ranges of its first key column (bounded memory); ``predicates`` gives the ranges explicitly.
     """
     if predicates is None:

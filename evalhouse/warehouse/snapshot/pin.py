@@ -30,7 +30,7 @@ from evalhouse.config import raw_store_path
 from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot import (
+from evalhouse.warehouse.snapshot.freeze import (
     SnapshotError,
     canonical_json,
     create_snapshot,

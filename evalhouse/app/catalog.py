@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from evalhouse.curation.setup_policy import SetupPolicy
     from evalhouse.ingest.source import SourceSpec
     from evalhouse.warehouse.snapshot.diff import SnapshotDiff
-    from evalhouse.warehouse.snapshot.freeze import VerifyReport
+    from evalhouse.warehouse.snapshot.verify import VerifyReport
 
 PathLike = str | os.PathLike[str]
 
@@ -109,7 +109,7 @@ def verify_snapshot(directory: PathLike, *, expect_id: str | None = None) -> Ver
     ``expect_id``: the id (or a 6+ hex digit prefix) an analysis recorded. A folder that is not a
     snapshot is an :class:`~evalhouse.errors.InputError`. ``House.verify_snapshot`` also checks
     a prefix against the snapshots its warehouse recorded."""
-    from evalhouse.warehouse.snapshot.freeze import verify_snapshot as verify
+    from evalhouse.warehouse.snapshot.verify import verify_snapshot as verify
 
     return verify(directory, expect_id=expect_id)
 
@@ -129,14 +129,14 @@ def open_snapshot(
     """A verified, read-only DuckDB connection over a snapshot folder, with the warehouse's views.
 
     ``expect_id``: the snapshot id an analysis recorded; any other snapshot is refused."""
-    from evalhouse.warehouse.snapshot.freeze import open_snapshot as open_
+    from evalhouse.warehouse.snapshot.reader import open_snapshot as open_
 
     return open_(directory, verify=verify, expect_id=expect_id)
 
 
 def snapshot_frame(con: duckdb.DuckDBPyConnection, sql: str) -> pd.DataFrame:
     """A query on a snapshot connection as a DataFrame whose ``attrs["snapshot_id"]`` pins it."""
-    from evalhouse.warehouse.snapshot.freeze import snapshot_frame as frame
+    from evalhouse.warehouse.snapshot.reader import snapshot_frame as frame
 
     return frame(con, sql)
 
@@ -144,7 +144,7 @@ def snapshot_frame(con: duckdb.DuckDBPyConnection, sql: str) -> pd.DataFrame:
 def describe_snapshot(directory: PathLike, *, expect_id: str | None = None) -> Report:
     """What a verified snapshot holds: ``{"snapshot_id", "name", "created_at", "rows"}`` (rows per
     table and view; None for the views built when it is opened)."""
-    from evalhouse.warehouse.snapshot.freeze import load_manifest, require_verified
+    from evalhouse.warehouse.snapshot.verify import load_manifest, require_verified
 
     require_verified(directory, expect_id=expect_id)
     manifest, _ = load_manifest(directory)

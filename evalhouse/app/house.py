@@ -55,7 +55,8 @@ if TYPE_CHECKING:
     from evalhouse.warehouse.load.ledger import AfterLoad, RunResult
     from evalhouse.warehouse.raw.store import RawStore
     from evalhouse.warehouse.rederive import Rederived
-    from evalhouse.warehouse.snapshot.freeze import CreatedSnapshot, VerifyReport
+    from evalhouse.warehouse.snapshot.freeze import CreatedSnapshot
+    from evalhouse.warehouse.snapshot.verify import VerifyReport
     from evalhouse.warehouse.sql_guard import GuardedResult
 
 PathLike = str | os.PathLike[str]
@@ -567,7 +568,7 @@ class House:
         ``expect_id``: the id an analysis recorded, or a prefix of 6+ hex digits that no other
         snapshot this warehouse recorded begins with (checked against them when the warehouse
         can be read; ``.notes`` says when it could not)."""
-        from evalhouse.warehouse.snapshot.freeze import verify_snapshot
+        from evalhouse.warehouse.snapshot.verify import verify_snapshot
 
         notes: list[str] = []
         known = self._recorded_snapshot_ids(notes) if expect_id else []
@@ -582,7 +583,7 @@ class House:
 
     def _recorded_snapshot_ids(self, notes: list[str]) -> list[str]:
         from evalhouse.errors import WarehouseError
-        from evalhouse.warehouse.snapshot.freeze import recorded_snapshot_ids
+        from evalhouse.warehouse.snapshot.verify import recorded_snapshot_ids
 
         if not self.exists:
             return []

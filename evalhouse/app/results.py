@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from evalhouse.warehouse.load.ledger import RunResult
     from evalhouse.warehouse.rederive import Rederived
     from evalhouse.warehouse.snapshot.diff import SnapshotDiff, TableDiff
-    from evalhouse.warehouse.snapshot.freeze import CreatedSnapshot, VerifyReport
+    from evalhouse.warehouse.snapshot.freeze import CreatedSnapshot
+    from evalhouse.warehouse.snapshot.verify import VerifyReport
     from evalhouse.warehouse.sql_guard import GuardedResult
 
 #: The lower layers' result classes, by the module that defines them.
@@ -38,7 +39,7 @@ _ELSEWHERE = {
     "ValidationSummary": "evalhouse.warehouse.checks.suites",
     "Rederived": "evalhouse.warehouse.rederive",
     "CreatedSnapshot": "evalhouse.warehouse.snapshot.freeze",
-    "VerifyReport": "evalhouse.warehouse.snapshot.freeze",
+    "VerifyReport": "evalhouse.warehouse.snapshot.verify",
     "SnapshotDiff": "evalhouse.warehouse.snapshot.diff",
     "TableDiff": "evalhouse.warehouse.snapshot.diff",
     "GuardedResult": "evalhouse.warehouse.sql_guard",

@@ -7,7 +7,7 @@ model's canonical value on its canonical metric, family and version links), an a
 evaluation record (each score's chain: raw sha256, URL, locator, canonicalisation steps), and the
 analyses' figures. Pages need no server and no JavaScript for their content; a small script adds
 search-as-you-type and sortable tables. It sits above ``analytics`` (the figures) and reads a
-snapshot through :func:`evalhouse.warehouse.snapshot.freeze.open_snapshot`.
+snapshot through :func:`evalhouse.warehouse.snapshot.reader.open_snapshot`.
 """
 
 from evalhouse.site.build import SiteSummary, build_site

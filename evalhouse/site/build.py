@@ -29,7 +29,7 @@ from evalhouse.site import present
 from evalhouse.site.data import Board, SiteData, load
 from evalhouse.version import __version__
 from evalhouse.warehouse.audit.score import LOCATORS, POLICY_RULES
-from evalhouse.warehouse.snapshot.freeze import open_snapshot
+from evalhouse.warehouse.snapshot.reader import open_snapshot
 
 MARKER = ".evalhouse-site.json"
 DATA_DOCS_DIR = "data-docs"

@@ -45,7 +45,7 @@ import duckdb
 from evalhouse.config import sql_memory_limit, sql_temp_limit, sql_timeout
 from evalhouse.errors import InputError, RunFailed
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.snapshot.freeze import open_snapshot
+from evalhouse.warehouse.snapshot.reader import open_snapshot
 
 CHUNK_ROWS = 2_048
 ALLOWED_TYPES = frozenset({duckdb.StatementType.SELECT})

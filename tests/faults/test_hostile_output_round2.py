@@ -457,7 +457,8 @@ def _uuid() -> str:
 
 
 def test_a_long_collection_name_never_blocks_snapshot_site_or_report(long_names: Path, tmp_path: Path, figures) -> None:
-    from evalhouse.warehouse.snapshot.freeze import load_manifest, open_snapshot
+    from evalhouse.warehouse.snapshot.reader import open_snapshot
+    from evalhouse.warehouse.snapshot.verify import load_manifest
 
     runs = {
         "snapshot create": ["snapshot", "create", str(tmp_path / "s")],

@@ -17,7 +17,8 @@ from evalhouse.cli import app
 from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot import freeze as snap
+from evalhouse.warehouse.snapshot.freeze import create_snapshot
+from evalhouse.warehouse.snapshot.verify import verify_snapshot
 
 runner = CliRunner()
 PASSWD_MARK = "root:"
@@ -30,7 +31,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     with Warehouse.open(root / "w.duckdb") as wh:
         store = RawStore(root / "w.raw")
         import_tree(wh, root / "tree", store)
-        snap.create_snapshot(wh, root / "s", store)
+        create_snapshot(wh, root / "s", store)
     outside = root / "outside"
     outside.mkdir()
     (outside / "secret.csv").write_text("token\nplanted-sql-secret-1c9e\n")
@@ -88,7 +89,7 @@ def _run(snapshot: Path, sql: str, *, json_out: bool = False) -> tuple[int, str,
 def _written(w: dict[str, Path]) -> list[str]:
     expected = {"secret.csv", "copy.parquet"}
     outside = [p.name for p in w["outside"].iterdir() if p.name not in expected]
-    verify = snap.verify_snapshot(w["snapshot"])
+    verify = verify_snapshot(w["snapshot"])
     return outside + ([] if verify.ok else verify.problems())
 
 

@@ -19,9 +19,12 @@ from evalhouse.cli import app
 from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot import freeze as snap
 from evalhouse.warehouse.snapshot.diff import diff_snapshots
+from evalhouse.warehouse.snapshot.format import MANIFEST, content_id, file_sha256, manifest_bytes, seal
+from evalhouse.warehouse.snapshot.freeze import create_snapshot
 from evalhouse.warehouse.snapshot.manifest import SnapshotError, sql_type
+from evalhouse.warehouse.snapshot.reader import open_snapshot
+from evalhouse.warehouse.snapshot.verify import verify_snapshot
 
 runner = CliRunner()
 
@@ -38,7 +41,7 @@ def frozen(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with Warehouse.open(root / "w.duckdb") as wh:
         store = RawStore(root / "w.raw")
         assert import_tree(wh, root / "tree", store).quarantined == 0
-        snap.create_snapshot(wh, root / "s", store)
+        create_snapshot(wh, root / "s", store)
     return root / "s"
 
 
@@ -50,11 +53,11 @@ def _copy(frozen: Path, tmp_path: Path, name: str = "s") -> Path:
 
 def _reseal(folder: Path, edit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     """Edit the manifest, then recompute its id and seal as anyone can: self-consistent again."""
-    manifest = json.loads((folder / snap.MANIFEST).read_text())
+    manifest = json.loads((folder / MANIFEST).read_text())
     edit(manifest)
-    manifest["snapshot_id"] = snap.content_id(manifest)
-    manifest["seal_sha256"] = snap.seal(manifest)
-    (folder / snap.MANIFEST).write_bytes(snap.manifest_bytes(manifest))
+    manifest["snapshot_id"] = content_id(manifest)
+    manifest["seal_sha256"] = seal(manifest)
+    (folder / MANIFEST).write_bytes(manifest_bytes(manifest))
     return manifest
 
 
@@ -65,7 +68,7 @@ def _exit(args: list[str]) -> tuple[int, str]:
 
 
 def test_the_untouched_snapshot_verifies_and_opens(frozen: Path) -> None:
-    sid = json.loads((frozen / snap.MANIFEST).read_text())["snapshot_id"]
+    sid = json.loads((frozen / MANIFEST).read_text())["snapshot_id"]
     assert _exit(["snapshot", "verify", str(frozen), "--expect-id", sid])[0] == 0
     con = evalhouse.open_snapshot(frozen, expect_id=sid)
     assert con.execute("SELECT count(*) FROM score").fetchone()[0] == 3
@@ -99,13 +102,13 @@ def test_a_forged_manifest_is_refused_before_any_sql_runs(frozen: Path, tmp_path
     folder = _copy(frozen, tmp_path)
     pwn = tmp_path / "written-by-the-manifest.csv"
     forged = _reseal(folder, lambda m: PAYLOADS[where](m, pwn))
-    assert snap.content_id(forged) == forged["snapshot_id"]  # self-consistent: only validation can tell
+    assert content_id(forged) == forged["snapshot_id"]  # self-consistent: only validation can tell
     code, output = _exit(["snapshot", "verify", str(folder)])
     assert code == 2 and "malformed" in output and "refused" in output
     with pytest.raises(SnapshotError):
         evalhouse.open_snapshot(folder)
     with pytest.raises(SnapshotError):
-        snap.open_snapshot(folder, verify=False)  # validation is not a part of verify one can skip
+        open_snapshot(folder, verify=False)  # validation is not a part of verify one can skip
     with pytest.raises(SnapshotError):
         diff_snapshots(frozen, folder)
     assert _exit(["snapshot", "open", str(folder), "--sql", "SELECT 1"])[0] == 2
@@ -115,10 +118,10 @@ def test_a_forged_manifest_is_refused_before_any_sql_runs(frozen: Path, tmp_path
 
 
 def test_a_resealed_snapshot_passes_verify_but_not_expect_id(frozen: Path, tmp_path: Path, figures) -> None:
-    original = json.loads((frozen / snap.MANIFEST).read_text())["snapshot_id"]
+    original = json.loads((frozen / MANIFEST).read_text())["snapshot_id"]
     folder = _copy(frozen, tmp_path)
     (folder / "eee" / "note.txt").write_text("an added file, hashed into a re-sealed manifest\n")
-    digest = snap.file_sha256(folder / "eee" / "note.txt")
+    digest = file_sha256(folder / "eee" / "note.txt")
 
     def add(m: dict[str, Any]) -> None:
         m["files"]["eee/note.txt"] = {"sha256": digest, "bytes": (folder / "eee/note.txt").stat().st_size, "rows": 1}
@@ -147,7 +150,7 @@ def test_a_file_replaced_by_a_symlink_is_refused(frozen: Path, tmp_path: Path, f
     with pytest.raises(SnapshotError, match="symbolic link"):
         evalhouse.open_snapshot(folder)
     with pytest.raises(SnapshotError, match="not a regular file inside"):
-        snap.open_snapshot(folder, verify=False)
+        open_snapshot(folder, verify=False)
     # a linked folder is refused the same way
     folder2 = _copy(frozen, tmp_path, "s2")
     moved = tmp_path / "moved-benchmark"
@@ -196,19 +199,19 @@ MALFORMED: dict[str, Callable[[dict[str, Any]], Any]] = {
 @pytest.mark.parametrize("case", list(MALFORMED))
 def test_malformed_manifests_are_a_clear_error(frozen: Path, tmp_path: Path, case: str, figures) -> None:
     folder = _copy(frozen, tmp_path)
-    path = folder / snap.MANIFEST
+    path = folder / MANIFEST
     if case == "manifest a list":
         path.write_text("[1, 2, 3]")
     elif case == "nested 100,000 deep":
         m = json.loads(path.read_text())
-        text = snap.manifest_bytes(m).decode()
+        text = manifest_bytes(m).decode()
         path.write_text(text.replace('"eee": {', f'"deep": {_deep(100_000)}, "eee": {{', 1))
     elif case == "not UTF-8":
         path.write_bytes(b'{"format": "\xff\xfe"}')
     elif case == "no snapshot_id":  # resealing would put it back
         m = json.loads(path.read_text())
         m.pop("snapshot_id")
-        path.write_bytes(snap.manifest_bytes(m))
+        path.write_bytes(manifest_bytes(m))
     else:
         _reseal(folder, MALFORMED[case])  # type: ignore[arg-type]
     start = time.process_time()
@@ -217,7 +220,7 @@ def test_malformed_manifests_are_a_clear_error(frozen: Path, tmp_path: Path, cas
     assert code == 2, output
     assert "Traceback" not in output and output.strip()
     with pytest.raises(SnapshotError):
-        snap.verify_snapshot(folder)
+        verify_snapshot(folder)
     with pytest.raises(SnapshotError):
         evalhouse.open_snapshot(folder)
     print(f"{case}: exit {code} in {cpu:.1f} CPU s: {output.strip()[:160]}")

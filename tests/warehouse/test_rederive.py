@@ -23,7 +23,9 @@ from evalhouse.cli import app
 from evalhouse.warehouse import db as db_module
 from evalhouse.warehouse.db import Warehouse, migrations
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot.freeze import create_snapshot, open_snapshot, verify_snapshot
+from evalhouse.warehouse.snapshot.freeze import create_snapshot
+from evalhouse.warehouse.snapshot.reader import open_snapshot
+from evalhouse.warehouse.snapshot.verify import verify_snapshot
 
 NEW_CONFIG, OLD_CONFIG = "openai/gpt-4o|date=2024-08-06", "openai/gpt-4o|date=aug-24"
 #: The migrations that re-derive identities; the old state is the warehouse without them.

@@ -24,16 +24,12 @@ from evalhouse.pipeline.import_eee import import_tree
 from evalhouse.warehouse.db import Warehouse, views
 from evalhouse.warehouse.raw.store import RawStore
 from evalhouse.warehouse.snapshot import freeze as snap
-from evalhouse.warehouse.snapshot.freeze import (
-    MANIFEST,
-    SnapshotError,
-    create_snapshot,
-    manifest_bytes,
-    open_snapshot,
-    snapshot_frame,
-    snapshot_id,
-    verify_snapshot,
-)
+from evalhouse.warehouse.snapshot import reader
+from evalhouse.warehouse.snapshot.format import MANIFEST, NOT_CONTENT, manifest_bytes
+from evalhouse.warehouse.snapshot.freeze import create_snapshot
+from evalhouse.warehouse.snapshot.manifest import SnapshotError
+from evalhouse.warehouse.snapshot.reader import open_snapshot, snapshot_frame, snapshot_id
+from evalhouse.warehouse.snapshot.verify import verify_snapshot
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -204,7 +200,7 @@ def test_expect_id_takes_an_unambiguous_prefix_and_refuses_an_ambiguous_one(
 
 
 def content(manifest: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in manifest.items() if k not in snap.NOT_CONTENT}
+    return {k: v for k, v in manifest.items() if k not in NOT_CONTENT}
 
 
 def test_the_same_state_gives_the_same_id_and_bytes(built: tuple[Path, Path], tmp_path: Path) -> None:
@@ -402,7 +398,7 @@ def test_views_changed_or_added_since_the_snapshot(built: tuple[Path, Path], mon
     ]
     shipped.append(("v_new", "CREATE OR REPLACE VIEW v_new AS SELECT count(*) AS n FROM score"))
     shipped.append(("v_needs_more", "CREATE OR REPLACE VIEW v_needs_more AS SELECT * FROM no_such_table"))
-    monkeypatch.setattr(snap, "views", lambda: shipped)
+    monkeypatch.setattr(reader, "views", lambda: shipped)
     con = open_snapshot(s1)
     columns = [r[0] for r in con.execute("DESCRIBE v_source_status").fetchall()]
     assert "new_column" not in columns and con.execute("SELECT count(*) FROM v_source_status").fetchone() == (1,)

@@ -17,7 +17,9 @@ from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.snapshot import diff as snapshot_diff
 from evalhouse.warehouse.snapshot import write as sw
 from evalhouse.warehouse.snapshot.diff import diff_snapshots
-from evalhouse.warehouse.snapshot.freeze import MANIFEST, open_snapshot, verify_snapshot
+from evalhouse.warehouse.snapshot.format import MANIFEST
+from evalhouse.warehouse.snapshot.reader import open_snapshot
+from evalhouse.warehouse.snapshot.verify import verify_snapshot
 
 COMPARED = (
     "score",

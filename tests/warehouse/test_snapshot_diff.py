@@ -10,7 +10,7 @@ import pytest
 from test_snapshot import BASE_MODELS, add_record, base_warehouse, cli_invoke, freeze, load, record
 
 from evalhouse.warehouse.snapshot.diff import SUBSET, diff_snapshots
-from evalhouse.warehouse.snapshot.freeze import MANIFEST
+from evalhouse.warehouse.snapshot.format import MANIFEST
 
 NEW_MODEL = {"bench_a": 0.81, "bench_b": 0.66}
 

@@ -16,7 +16,7 @@ from evalhouse.config import raw_store_path
 from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot.freeze import MANIFEST
+from evalhouse.warehouse.snapshot.format import MANIFEST
 from evalhouse.warehouse.snapshot.pin import pin_snapshot, pin_warehouse, snapshots_dir
 
 runner = CliRunner()

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from evalhouse.cli import app
 from evalhouse.errors import InputError
 from evalhouse.warehouse import sql_guard
-from evalhouse.warehouse.snapshot.freeze import open_snapshot
+from evalhouse.warehouse.snapshot.reader import open_snapshot
 
 runner = CliRunner()
 

@@ -16,7 +16,8 @@ from evalhouse.errors import EvalhouseError, InputError, RunFailed
 from evalhouse.pipeline.scratch import IngestFailed, ingested
 from evalhouse.warehouse.analysis import record_analysis
 from evalhouse.warehouse.db import Warehouse, WarehouseError
-from evalhouse.warehouse.snapshot.freeze import SnapshotError, open_snapshot
+from evalhouse.warehouse.snapshot.manifest import SnapshotError
+from evalhouse.warehouse.snapshot.reader import open_snapshot
 
 
 @dataclass

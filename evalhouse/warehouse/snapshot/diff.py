@@ -19,15 +19,11 @@ from typing import Any
 
 import duckdb
 
-from evalhouse.warehouse.snapshot.freeze import (
-    SnapshotError,
-    packaged_sql,
-    quote_ident,
-    quote_literal,
-    relation_sql,
-    require_verified,
-    scalar,
-)
+from evalhouse.common.resources import read_sql
+from evalhouse.warehouse.snapshot.manifest import SnapshotError
+from evalhouse.warehouse.snapshot.reader import relation_sql, scalar
+from evalhouse.warehouse.snapshot.verify import require_verified
+from evalhouse.warehouse.snapshot.write import quote_ident, quote_literal
 
 CELL_KEY = ("config_id", "benchmark_id", "subset_key", "metric_id", "metric_params_key", "setup_key")
 SUBSET = "A ⊂ B, all shared cells unchanged"
@@ -225,7 +221,7 @@ def _table_diff(
 
 def _cell_diff(con: duckdb.DuckDBPyConnection, sizes: tuple[int, int], limit: int | None) -> CellDiff:
     """Cells added, removed and changed (only those are kept), and how many each side holds."""
-    con.execute(packaged_sql("snapshot_cells_diff.sql"))
+    con.execute(read_sql("evalhouse.warehouse", "snapshot_cells_diff.sql"))
     counts = dict(con.execute("SELECT status, count(*) FROM cell_diff GROUP BY status").fetchall())
     order = " ORDER BY " + ", ".join(CELL_KEY)
     key = ", ".join(CELL_KEY)

@@ -1,4 +1,4 @@
-"""Frozen snapshots: content-hashed Parquet + EEE exports of the warehouse that verify and reload.
+"""Freezing the warehouse: content-hashed Parquet + EEE exports of it that verify and reload.
 
 Analyses run on a snapshot id, never on a moving warehouse. A snapshot folder holds every
 canonical table and the analysis-facing ``v_*`` views as Parquet (``score_value`` hive-partitioned
@@ -21,15 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import os
-import shutil
-import tempfile
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, ClassVar
+from pathlib import Path
+from typing import Any, ClassVar
 from urllib.parse import quote
 
 import duckdb
@@ -43,14 +39,18 @@ from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, views
 from evalhouse.warehouse.eee_export import export_tree
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot.manifest import (
-    MAX_MANIFEST_BYTES,
-    SnapshotError,
-    check_manifest,
-    identifier,
-    safe_relpath,
-    sql_type,
+from evalhouse.warehouse.snapshot.format import (
+    FORMAT,
+    FORMAT_VERSION,
+    MANIFEST,
+    content_id,
+    file_sha256,
+    manifest_bytes,
+    seal,
+    tree_files,
 )
+from evalhouse.warehouse.snapshot.manifest import SnapshotError
+from evalhouse.warehouse.snapshot.reader import relation_sql, scalar
 from evalhouse.warehouse.snapshot.write import (
     CHUNKABLE_TYPES,
     LOCAL_VIEWS,
@@ -58,23 +58,12 @@ from evalhouse.warehouse.snapshot.write import (
     copy_local_view,
     local_predicates,
     quote_ident,
-    quote_literal,
     range_predicates,
 )
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-FORMAT = "evalhouse-snapshot"
-FORMAT_VERSION = 3
-# 1: every view frozen and the records as a datastore tree only; 2: ``score`` a table of its own
-READS_FORMATS = (1, 2, 3)
-MANIFEST = "manifest.json"
 EEE_DIR = "eee"
 PARTITION_BY = {"score_value": "source_key"}
 PARQUET = {"compression": "zstd", "compression_level": 3, "row_group_size": 122_880, "threads": 1}
-# Manifest fields that are not content: the id itself, its seal, the label and the clock.
-NOT_CONTENT = ("snapshot_id", "seal_sha256", "name", "created_at")
 EXCLUDED = {
     "_migrations": "represented by schema_version and migrations in the manifest",
     "snapshot": "the register of snapshots; including it would change the next snapshot's id",
@@ -89,55 +78,8 @@ EXCLUDED_PREFIXES = ("_", "analysis_")
 DERIVED_VIEWS = frozenset({"score", "v_score_current", "v_cell_candidates", "v_provenance", "v_scores_by_family"})
 
 
-# -- small helpers --------------------------------------------------------------------------
-
-
 def packaged_sql(name: str) -> str:
     return read_sql("evalhouse.warehouse", name)
-
-
-def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> Any:
-    """The first value of a query, with the result fully consumed (DuckDB 2 otherwise keeps a
-    half-read result open on the connection and a later statement can fail on it)."""
-    rows = con.execute(sql, params or []).fetchall()
-    return rows[0][0] if rows else None
-
-
-def canonical_json(value: Any) -> bytes:
-    """The bytes the id is computed over: sorted keys, no whitespace, UTF-8."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def manifest_bytes(manifest: dict[str, Any]) -> bytes:
-    """The one serialisation evalhouse writes (so any hand edit, even of spacing, is visible)."""
-    return (json.dumps(manifest, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
-
-
-def content_id(manifest: dict[str, Any]) -> str:
-    """sha256 of the content fields: equal for two snapshots of the same warehouse state."""
-    content = {k: v for k, v in manifest.items() if k not in NOT_CONTENT}
-    return hashlib.sha256(canonical_json(content)).hexdigest()
-
-
-def seal(manifest: dict[str, Any]) -> str:
-    """sha256 of every field but the seal, so an edit to the label or the clock is caught too."""
-    return hashlib.sha256(canonical_json({k: v for k, v in manifest.items() if k != "seal_sha256"})).hexdigest()
-
-
-def file_sha256(path: Path) -> str:
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
-
-
-def tree_files(root: Path) -> list[str]:
-    """Every regular file under ``root`` as a sorted relative POSIX path, the manifest excluded."""
-    found = []
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            rel = (Path(dirpath) / name).relative_to(root).as_posix()
-            if rel != MANIFEST:
-                found.append(rel)
-    return sorted(found)
 
 
 # -- what goes in ---------------------------------------------------------------------------
@@ -540,331 +482,3 @@ def _record(wh: Warehouse, manifest: dict[str, Any], path: Path) -> str | None:
             [sid, manifest["name"], created, str(path), manifest_bytes(manifest).decode()],
         )
     return previous
-
-
-# -- verify ---------------------------------------------------------------------------------
-
-
-@dataclass
-class VerifyReport:
-    """What ``verify`` found; ``problems`` names every file that is not as the manifest says."""
-
-    path: Path
-    manifest: dict[str, Any]
-    checked: int = 0
-    bytes_checked: int = 0
-    changed: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    extra: list[str] = field(default_factory=list)
-    manifest_problems: list[str] = field(default_factory=list)
-    details: dict[str, str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)  # what was not checked, and why (not problems)
-
-    @property
-    def ok(self) -> bool:
-        return not (self.changed or self.missing or self.extra or self.manifest_problems)
-
-    @property
-    def snapshot_id(self) -> str | None:
-        return self.manifest.get("snapshot_id")
-
-    def problems(self) -> list[str]:
-        return [
-            *(f"{MANIFEST}: {p}" for p in self.manifest_problems),
-            *(f"{p}: changed ({self.details[p]})" for p in self.changed),
-            *(f"{p}: missing (listed in the manifest, not on disk)" for p in self.missing),
-            *(f"{p}: extra file (not in the manifest)" for p in self.extra),
-        ]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "path": str(self.path),
-            "snapshot_id": self.snapshot_id,
-            "ok": self.ok,
-            "files_checked": self.checked,
-            "bytes_checked": self.bytes_checked,
-            "changed": self.changed,
-            "missing": self.missing,
-            "extra": self.extra,
-            "manifest_problems": self.manifest_problems,
-            "problems": self.problems(),
-        }
-
-
-def load_manifest(path: str | os.PathLike[str]) -> tuple[dict[str, Any], bytes]:
-    """The parsed manifest and its bytes; a folder without one is not a snapshot."""
-    root = Path(path)
-    if not root.is_dir():
-        raise SnapshotError(f"{root} is not a folder (a snapshot is a folder with {MANIFEST})")
-    raw_path = root / MANIFEST
-    if not raw_path.is_file():
-        raise SnapshotError(f"{root} is not a snapshot: it has no {MANIFEST}")
-    if raw_path.is_symlink():
-        raise SnapshotError(f"{root / MANIFEST} is a symbolic link; a snapshot holds regular files only")
-    if raw_path.stat().st_size > MAX_MANIFEST_BYTES:
-        raise SnapshotError(f"{root / MANIFEST} is larger than {MAX_MANIFEST_BYTES:,} bytes; not a snapshot manifest")
-    raw = raw_path.read_bytes()
-    try:
-        manifest = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SnapshotError(f"{root / MANIFEST} is not valid JSON ({exc}); the snapshot is damaged") from exc
-    except RecursionError:
-        raise SnapshotError(f"{root / MANIFEST} is nested too deeply to be a snapshot manifest") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise SnapshotError(f"{root / MANIFEST} is not an evalhouse snapshot manifest (no format {FORMAT!r})")
-    try:
-        check_manifest(manifest, len(raw))
-    except SnapshotError as exc:
-        raise SnapshotError(f"{root / MANIFEST} is malformed: {exc}; refused before anything is read") from None
-    return manifest, raw
-
-
-def _unsafe(rel: str) -> bool:
-    return safe_relpath(rel) is not None
-
-
-def _linked(root: Path, rel: str) -> bool:
-    """Whether the file or a folder on its way inside the snapshot is a symbolic link."""
-    path = root
-    for part in PurePosixPath(rel).parts:
-        path = path / part
-        if path.is_symlink():
-            return True
-    return False
-
-
-def _manifest_problems(manifest: dict[str, Any], raw: bytes) -> list[str]:
-    problems = []
-    if manifest.get("format_version") not in READS_FORMATS:
-        problems.append(f"format_version {manifest.get('format_version')!r}, this evalhouse reads {READS_FORMATS}")
-    actual = content_id(manifest)
-    if actual != manifest.get("snapshot_id"):
-        problems.append(
-            f"edited: its content hashes to {actual[:16]}… but it claims snapshot id "
-            f"{str(manifest.get('snapshot_id'))[:16]}…"
-        )
-    elif seal(manifest) != manifest.get("seal_sha256"):
-        problems.append("edited: name or created_at no longer match the seal written at creation")
-    if manifest_bytes(manifest) != raw:
-        problems.append("edited: the bytes are not the form evalhouse writes (whitespace or key order changed)")
-    unsafe = [p for p in manifest["files"] if _unsafe(p)]
-    if unsafe:
-        problems.append(f"lists paths outside the snapshot folder: {unsafe[:5]}")
-    listed = set(manifest["files"])
-    for table, entry in manifest["tables"].items():
-        unknown = [f for f in entry["files"] if f not in listed]
-        if unknown:
-            problems.append(f"table {table} names files that have no hash: {unknown[:5]}")
-    return problems
-
-
-def _check_file(report: VerifyReport, rel: str, expected: dict[str, Any]) -> None:
-    path = report.path / rel
-    if _linked(report.path, rel):
-        report.changed.append(rel)
-        report.details[rel] = "a symbolic link (a snapshot holds regular files only; links are never followed)"
-        return
-    if not path.is_file():
-        report.missing.append(rel)
-        return
-    size = path.stat().st_size
-    digest = file_sha256(path)
-    report.checked += 1
-    report.bytes_checked += size
-    if digest == expected.get("sha256") and size == expected.get("bytes"):
-        return
-    report.changed.append(rel)
-    note = f"sha256 {digest[:12]}…, manifest says {str(expected.get('sha256'))[:12]}…"
-    if size != expected.get("bytes"):
-        short = " — truncated" if isinstance(expected.get("bytes"), int) and size < expected["bytes"] else ""
-        note += f"; {size} bytes, manifest says {expected.get('bytes')}{short}"
-    report.details[rel] = note
-
-
-#: The fewest hex digits an expected snapshot id may be given by (as a score's fingerprint prefix).
-MIN_ID_PREFIX = 6
-
-
-def _expected_id(manifest: dict[str, Any], expect_id: str | None, known: Iterable[str] = ()) -> list[str]:
-    """The problem of a snapshot whose id is not ``expect_id``: a whole id, or a prefix of one that
-    names one snapshot among the manifest's and ``known`` (ids recorded elsewhere, e.g. the
-    warehouse's snapshot table); a prefix several of them begin with is refused, naming them."""
-    if expect_id is None:
-        return []
-    text = expect_id.strip().lower()
-    if not (MIN_ID_PREFIX <= len(text) <= 64 and all(c in "0123456789abcdef" for c in text)):
-        raise SnapshotError(
-            f"--expect-id {expect_id[:80]!r} is not a snapshot id nor a prefix of one"
-            f" ({MIN_ID_PREFIX} to 64 hex digits)"
-        )
-    own = manifest["snapshot_id"]
-    matches = sorted({i for i in (own, *known) if i.startswith(text)})
-    if len(matches) > 1:
-        raise SnapshotError(
-            f"--expect-id {text} is ambiguous: snapshots {', '.join(matches)} begin with it; give more digits"
-        )
-    if own.startswith(text):
-        return []
-    return [f"snapshot id {own[:16]}… is not the expected {text[:16]}… (a re-sealed or different snapshot)"]
-
-
-def recorded_snapshot_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The ids of the snapshots a warehouse recorded (what an expected id's prefix is checked against)."""
-    return [i for (i,) in con.execute("SELECT snapshot_id FROM snapshot ORDER BY 1").fetchall()]
-
-
-def verify_snapshot(
-    path: str | os.PathLike[str], *, expect_id: str | None = None, known_ids: Iterable[str] = ()
-) -> VerifyReport:
-    """Re-hash every file; report changed, missing and extra files and an edited manifest.
-
-    ``expect_id`` (the id an analysis recorded, or an unambiguous prefix of it among the
-    manifest's id and ``known_ids``) must name the manifest's: a manifest is self-consistent by
-    construction, since anyone can recompute its id and seal, so only an id known from elsewhere
-    says the snapshot is the one meant. The manifest counts among the files checked (its bytes,
-    id and seal are). Raises :class:`SnapshotError` only when ``path`` is not a readable snapshot
-    at all (or its manifest is malformed, or ``expect_id`` is not an id or is ambiguous).
-    """
-    manifest, raw = load_manifest(path)
-    problems = _expected_id(manifest, expect_id, known_ids) + _manifest_problems(manifest, raw)
-    report = VerifyReport(Path(path), manifest, manifest_problems=problems, checked=1, bytes_checked=len(raw))
-    files = sorted(manifest["files"].items())
-    for rel, expected in progress.each(files, "snapshot verify: files", total=len(files)):
-        if _unsafe(rel):
-            continue  # reported as a manifest problem; never read outside the folder
-        if not isinstance(expected, dict):
-            report.changed.append(rel)
-            report.details[rel] = "its manifest entry is not an object"
-            continue
-        _check_file(report, rel, expected)
-    report.extra = [rel for rel in tree_files(report.path) if rel not in manifest["files"]]
-    return report
-
-
-def require_verified(path: str | os.PathLike[str], *, expect_id: str | None = None) -> VerifyReport:
-    """Verify, and refuse (with every problem named) a snapshot that does not match its manifest."""
-    report = verify_snapshot(path, expect_id=expect_id)
-    if not report.ok:
-        raise SnapshotError(f"{path} failed verification: " + "; ".join(report.problems()))
-    return report
-
-
-# -- open -----------------------------------------------------------------------------------
-
-
-def relation_sql(root: Path, entry: dict[str, Any]) -> str:
-    """``SELECT`` over the relation's verified Parquet files, columns in the warehouse's order.
-
-    The file list is explicit (not a glob) so only hashed files are read; hive partitioning is on
-    only for the partitioned table, so a ``key=value`` folder above the snapshot adds nothing.
-    """
-    # Names and types come from a manifest, so they are validated here again (whoever calls):
-    # identifiers only, types rebuilt from the closed grammar, files inside the folder.
-    columns = [(identifier(col, "column"), sql_type(ctype)) for col, ctype in entry["columns"]]
-    if not entry["files"]:
-        # an empty partitioned table has no files at all: keep its typed, empty shape
-        typed = ", ".join(f"CAST(NULL AS {ctype}) AS {quote_ident(col)}" for col, ctype in columns)
-        return f"SELECT {typed} WHERE false"
-    files = ", ".join(quote_literal(str(_inside(root, f))) for f in entry["files"])
-    part = entry.get("partition_by")
-    if part:
-        ptype = dict(columns)[identifier(part, "partition column")]
-        options = f"hive_partitioning = true, hive_types = {{{quote_literal(part)}: {ptype}}}"
-    else:
-        options = "hive_partitioning = false"
-    return f"SELECT {', '.join(quote_ident(c) for c, _ in columns)} FROM read_parquet([{files}], {options})"
-
-
-def _inside(root: Path, rel: str) -> Path:
-    """``root / rel`` resolved, refused unless it is a file inside the snapshot folder."""
-    base = root.resolve()
-    target = (base / rel).resolve()
-    if safe_relpath(rel) is not None or not target.is_relative_to(base) or _linked(base, rel):
-        raise SnapshotError(f"{rel[:120]!r} is not a regular file inside the snapshot {base}")
-    return target
-
-
-def _meta_sql(root: Path, manifest: dict[str, Any]) -> str:
-    values = {
-        "snapshot_id": quote_literal(manifest["snapshot_id"]),
-        "name": quote_literal(manifest["name"]) if manifest.get("name") else "CAST(NULL AS VARCHAR)",
-        "created_at": f"CAST({quote_literal(manifest['created_at'].rstrip('Z'))} AS TIMESTAMP)",
-        "path": quote_literal(str(root.resolve())),
-        "schema_version": str(int(manifest["schema_version"])),
-        "evalhouse_version": quote_literal(manifest["evalhouse_version"]),
-        "registry_version": quote_literal(manifest["registry"]["version"]),
-    }
-    return "CREATE VIEW snapshot_meta AS SELECT " + ", ".join(f"{v} AS {k}" for k, v in values.items())
-
-
-def _create_views(con: duckdb.DuckDBPyConnection, root: Path, manifest: dict[str, Any]) -> None:
-    """The warehouse's views over the snapshot: the frozen ones, then any added to evalhouse since.
-
-    A frozen view is the warehouse's view SQL (its sha256 is in the manifest) run over the very
-    table files beside it at creation, so reading it gives what the SQL would, without
-    recomputing the chain on every query (seconds per query at 10^6 scores), and a snapshot id
-    keeps meaning one set of values when a later evalhouse changes a view. A view added to
-    evalhouse after the snapshot is created from its SQL when the tables it reads are there.
-    """
-    frozen = {n: e for n, e in manifest["tables"].items() if e["kind"] == "view" and not e.get("derived")}
-    for name, entry in frozen.items():
-        con.execute(f"CREATE VIEW {quote_ident(name)} AS {relation_sql(root, entry)}")
-    for name, sql in views():
-        if name in frozen:
-            continue
-        try:
-            con.execute(sql)
-        except duckdb.Error:
-            continue  # a newer view over tables (or columns) this snapshot does not have
-
-
-def _build_catalog(catalog: Path, root: Path, manifest: dict[str, Any]) -> None:
-    con = duckdb.connect(str(catalog))
-    try:
-        for name, entry in manifest["tables"].items():
-            if entry["kind"] == "table":
-                con.execute(f"CREATE VIEW {quote_ident(name)} AS {relation_sql(root, entry)}")
-        _create_views(con, root, manifest)
-        con.execute(_meta_sql(root, manifest))
-    finally:
-        con.close()
-
-
-def open_snapshot(
-    path: str | os.PathLike[str], *, verify: bool = True, expect_id: str | None = None
-) -> duckdb.DuckDBPyConnection:
-    """A read-only DuckDB connection over a snapshot's Parquet files with the warehouse's views.
-
-    The snapshot is verified first and a corrupted one is refused. The tables and views are
-    views over ``read_parquet`` in a catalog file that is reopened read-only (an in-memory
-    database cannot be), so CREATE/INSERT/UPDATE on them fail; temporary tables still work as
-    scratch space. ``SELECT snapshot_id FROM snapshot_meta`` (or :func:`snapshot_id`) gives the
-    id to record with an analysis. ``verify=False`` skips the re-hash for a snapshot you have just
-    verified yourself. ``expect_id`` (the id an analysis recorded) refuses any other snapshot,
-    a re-sealed one included; it implies ``verify``.
-    """
-    root = Path(path).resolve()
-    if verify or expect_id is not None:
-        manifest = require_verified(root, expect_id=expect_id).manifest
-    else:
-        manifest, _ = load_manifest(root)
-    tmp = Path(tempfile.mkdtemp(prefix="evalhouse-snapshot-"))
-    try:
-        catalog = tmp / "snapshot.duckdb"
-        _build_catalog(catalog, root, manifest)
-        # Once open, the catalog is in memory and the file can go (the descriptor keeps it).
-        return duckdb.connect(str(catalog), read_only=True)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def snapshot_id(con: duckdb.DuckDBPyConnection) -> str:
-    """The id of the snapshot behind a connection from :func:`open_snapshot`."""
-    return scalar(con, "SELECT snapshot_id FROM snapshot_meta")
-
-
-def snapshot_frame(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
-    """A query result as a DataFrame carrying ``attrs['snapshot_id']``, which analyses record."""
-    frame = con.execute(sql, params or []).df()
-    frame.attrs["snapshot_id"] = snapshot_id(con)
-    return frame

@@ -30,15 +30,10 @@ from evalhouse.config import raw_store_path
 from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot.freeze import (
-    SnapshotError,
-    canonical_json,
-    create_snapshot,
-    load_manifest,
-    relations,
-    verify_snapshot,
-    warehouse_facts,
-)
+from evalhouse.warehouse.snapshot.format import canonical_json
+from evalhouse.warehouse.snapshot.freeze import create_snapshot, relations, warehouse_facts
+from evalhouse.warehouse.snapshot.manifest import SnapshotError
+from evalhouse.warehouse.snapshot.verify import load_manifest, verify_snapshot
 from evalhouse.warehouse.state import SKIPPED_TABLES, tables_digest
 
 PIN_NAME = "pinned"

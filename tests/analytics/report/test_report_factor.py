@@ -12,7 +12,8 @@ from evalhouse.config import raw_store_path
 from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
-from evalhouse.warehouse.snapshot.freeze import create_snapshot, open_snapshot
+from evalhouse.warehouse.snapshot.freeze import create_snapshot
+from evalhouse.warehouse.snapshot.reader import open_snapshot
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,14 +35,25 @@ def _path(url: str) -> str:
     return "/m/" + "/".join(mirror_relpath(url).parts)
 
 
-@pytest.fixture
-def pinned(shared: Path, tmp_path: Path) -> Iterator[tuple]:
-    mirror_from_shared(shared, tmp_path / "mirror" / "m")
-    with serve(static_dir=tmp_path / "mirror") as srv:
-        db, store = tmp_path / "w.duckdb", RawStore(tmp_path / "w.raw")
-        first = _refresh(db, store, srv, list(SOURCES))
+@pytest.fixture(scope="module")
+def first_night(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mirror of the pinned sources and a warehouse after their first refresh, built once per module."""
+    root = tmp_path_factory.mktemp("pinned")
+    mirror_from_shared(shared, root / "mirror" / "m")
+    with serve(static_dir=root / "mirror") as srv:
+        first = _refresh(root / "w.duckdb", RawStore(root / "w.raw"), srv, list(SOURCES))
         assert {r.status for r in first} <= {"completed", "partial"}
-        good = {url: (tmp_path / "mirror" / _path(url)[1:]).read_bytes() for url in SOURCES.values()}
+    return root
+
+
+@pytest.fixture
+def pinned(first_night: Path, tmp_path: Path) -> Iterator[tuple]:
+    """A private copy of the first night's warehouse and raw store, and a server of the (read-only) mirror."""
+    shutil.copy2(first_night / "w.duckdb", tmp_path / "w.duckdb")
+    shutil.copytree(first_night / "w.raw", tmp_path / "w.raw")
+    with serve(static_dir=first_night / "mirror") as srv:
+        db, store = tmp_path / "w.duckdb", RawStore(tmp_path / "w.raw")
+        good = {url: (first_night / "mirror" / _path(url)[1:]).read_bytes() for url in SOURCES.values()}
         yield db, store, srv, good
 
 

@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import re
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -209,13 +210,23 @@ BOT_PAGE = (
 )
 
 
+@pytest.fixture(scope="module")
+def good_night(board_mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A warehouse (and its raw store) after a good night of every board, built once per module."""
+    root = tmp_path_factory.mktemp("good-night")
+    with serve(static_dir=board_mirror) as srv, Warehouse.open(root / "w.duckdb") as wh:
+        first = _refresh(wh, RawStore(root / "raw"), srv, list(PRIMARY))
+        assert {r.status for r in first} <= {"completed", "partial"}
+    return root
+
+
 @pytest.fixture
-def night(board_mirror: Path, shared: Path, tmp_path: Path) -> Iterator[tuple]:
-    """A warehouse after a good night of every board, the server, and the live payloads."""
+def night(good_night: Path, board_mirror: Path, shared: Path, tmp_path: Path) -> Iterator[tuple]:
+    """A private copy of the good night's warehouse, the server, and the live payloads."""
+    shutil.copy2(good_night / "w.duckdb", tmp_path / "w.duckdb")
+    shutil.copytree(good_night / "raw", tmp_path / "raw")
     with serve(static_dir=board_mirror) as srv, Warehouse.open(tmp_path / "w.duckdb") as wh:
         store = RawStore(tmp_path / "raw")
-        first = _refresh(wh, store, srv, list(PRIMARY))
-        assert {r.status for r in first} <= {"completed", "partial"}
         yield (
             wh,
             store,

@@ -3,8 +3,12 @@
 The objectives, the loadings each solution gives, the L-BFGS-B call and the final sign and order
 conventions are factor_analyzer 0.5.1's (``FactorAnalyzer._fit_factor_analysis`` and ``fit``),
 written out here so a fit needs neither its ``fit`` (which calls scikit-learn's ``check_array``
-with a keyword scikit-learn 1.8 removed) nor a start value it has no parameter for. The result is
-the same array factor_analyzer computes for the same start (tests/analytics/factor/test_extraction.py).
+with a keyword scikit-learn 1.8 removed) nor a start value it has no parameter for. MINRES is the
+same array factor_analyzer computes for the same start. ML is given its analytic gradient, as
+R's ``factanal`` gives it (``FAgr``: ``diag(ΛΛ' + Ψ - R) / ψ²``), where factor_analyzer lets
+L-BFGS-B difference the objective (p + 1 evaluations per gradient): the same optimum in a fifth
+to a tenth of the time, equal to factor_analyzer's within its own convergence (or lower, where
+its finite differences stop early) — tests/analytics/factor/test_extraction.py holds both.
 
 Starts (paper 002, Appendix I.1): squared multiple correlations (``smc``), refused like R's
 ``solve`` refuses a computationally singular matrix, and the retry from a unity diagonal
@@ -51,6 +55,17 @@ def ml_objective(psi: np.ndarray, corr: np.ndarray, k: int) -> float:
     return -(np.sum(np.log(values) - values) - k + corr.shape[0])
 
 
+def ml_objective_and_gradient(psi: np.ndarray, corr: np.ndarray, k: int) -> tuple[float, np.ndarray]:
+    """:func:`ml_objective` and its gradient in ``psi`` from one eigendecomposition (R's ``FAgr``)."""
+    root = np.sqrt(psi)
+    values, vectors = np.linalg.eigh(corr / np.outer(root, root))
+    values, vectors = values[::-1], vectors[:, ::-1]
+    rest = values[k:]
+    objective = -(np.sum(np.log(rest) - rest) - k + corr.shape[0])
+    loadings = root[:, None] * vectors[:, :k] * np.sqrt(np.maximum(values[:k] - 1, 0))
+    return float(objective), (np.sum(loadings**2, axis=1) + psi - np.diag(corr)) / psi**2
+
+
 def ml_loadings(psi: np.ndarray, corr: np.ndarray, k: int) -> np.ndarray:
     sc = np.diag(1 / np.sqrt(psi))
     values, vectors = np.linalg.eigh(np.dot(np.dot(sc, corr), sc))
@@ -83,10 +98,14 @@ def extract(corr: np.ndarray, k: int, method: str, start: str) -> Extraction:
     retries from a unity diagonal)."""
     work = np.array(corr, dtype=float, copy=True)  # MINRES writes the diagonal of its working copy
     x0 = start_values(work, start)
-    objective, loadings_of = (ml_objective, ml_loadings) if method == "ml" else (minres_objective, minres_loadings)
+    if method == "ml":
+        objective, jac, loadings_of = ml_objective_and_gradient, True, ml_loadings
+    else:
+        objective, jac, loadings_of = minres_objective, None, minres_loadings
     res = minimize(
         objective,
         x0,
+        jac=jac,
         method="L-BFGS-B",
         bounds=[UNIQUENESS_BOUNDS] * work.shape[0],
         options={"maxiter": 1000},

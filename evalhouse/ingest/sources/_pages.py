@@ -19,14 +19,17 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import chompjs
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup, SoupStrainer, Tag
 
 from evalhouse.ingest.source import LayoutChanged, ParseError
 from evalhouse.ingest.sources import _common as common
 
 
-def soup(body: bytes, what: str) -> BeautifulSoup:
-    return BeautifulSoup(common.decode_text(body, what), "lxml")
+def soup(body: bytes, what: str, *, only: str | None = None) -> BeautifulSoup:
+    """The page as a tree; ``only`` keeps just the elements of that tag name (and their contents),
+    which a parser that checks one element of a large page builds in a third of the time."""
+    strainer = SoupStrainer(only) if only is not None else None
+    return BeautifulSoup(common.decode_text(body, what), "lxml", parse_only=strainer)
 
 
 def cell_text(tag: Tag) -> str:

@@ -120,12 +120,12 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     if meta.label == "data" or meta.url.endswith(".js"):
         yield from _parse_data(text, meta)
         return
-    doc = pages.soup(body, meta.url)
-    if meta.label == "model":
-        title = doc.select_one("h2#title")
+    if meta.label == "model":  # a 600 kB page whose one checked element is its title
+        title = pages.soup(body, meta.url, only="h2").select_one("h2#title")
         if title is None or not pages.cell_text(title):
             raise LayoutChanged(f"layout changed: no model title under h2#title in {meta.url}")
         return
+    doc = pages.soup(body, meta.url)
     tables = doc.select("table.table-sort")
     if not tables:
         raise LayoutChanged(f"layout changed: no table.table-sort in {meta.url}")

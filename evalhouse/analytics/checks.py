@@ -35,6 +35,8 @@ def as_float_frame(X: Any, *, name: str = "X") -> pd.DataFrame:
         if arr.ndim != 2:
             raise InputError(f"{name} must be 2-D (rows = models, columns = benchmarks); got {arr.ndim}-D")
         frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+    if all(pd.api.types.is_numeric_dtype(t) for t in frame.dtypes):  # nothing to parse: one cast
+        return frame.astype(float)
     bad = []
     out = {}
     for col in frame.columns:

@@ -92,6 +92,7 @@ class Night:
     mirror: str
     primary: dict[str, str] = field(default_factory=dict)  # source -> the page holding most of its rows
     outputs: list[str] = field(default_factory=list)  # everything printed, grepped for secrets at the end
+    state: dict[str, Any] | None = None  # the scores and evaluations after the last case (None: unknown)
 
 
 DRIP_SLACK_S = 8.0
@@ -112,6 +113,7 @@ def _run(night: Night, keys: list[str], deadline: float = ROOMY_DEADLINE) -> tup
         on_start=lambda key: started.__setitem__(key, time.monotonic()),
         on_done=lambda r: elapsed.__setitem__(r.source_key, time.monotonic() - started[r.source_key]),
     )
+    night.state = None  # a refresh may change it
     with Warehouse.open(night.db) as wh:
         results = R.refresh(wh, night.store, keys, options)
     night.outputs.append(json.dumps([r.as_dict() for r in results], default=str))
@@ -185,7 +187,7 @@ def _holds_the_whole_board(source: str, bodies: dict[str, list[Reply]]) -> bool:
 
 def _case(night: Night, source: str, fault: Fault | None, bodies: dict[str, list[Reply]]) -> tuple[bool, str, int]:
     neighbour = "aider-polyglot" if source != "aider-polyglot" else "lmarena"
-    before = _state(night.db)
+    before = night.state if night.state is not None else _state(night.db)
     _serve(night, bodies)
     # only the faults that are about time run against the short deadline
     timed = fault is not None and any(w in fault.name for w in ("drip", "hang"))
@@ -193,7 +195,7 @@ def _case(night: Night, source: str, fault: Fault | None, bodies: dict[str, list
         results, elapsed = _run(night, [source, neighbour], DEADLINE if timed else ROOMY_DEADLINE)
     finally:
         _restore(night, list(bodies))
-    after = _state(night.db)
+    after = night.state = _state(night.db)  # the next case's state before
     mine, other = results
     exit_code = 1 if any(r.status == "failed" for r in results) else 0
     lost = max(0, _rows(before) - _rows(after))

@@ -8,8 +8,9 @@ can say *why* a page stopped yielding rows:
 * :class:`EmptyPlaceholder` - the container is there but holds no rows (a page that moved its
   table to client-side rendering serves the empty shell).
 
-HTML is read with beautifulsoup4 (lxml tree builder) and JavaScript object literals with
-``chompjs``, never with regular expressions over markup.
+HTML is read with beautifulsoup4 (lxml tree builder) — or, for large pages read only for a few
+elements, with parsel (scrapy's selectors: CSS over lxml, ten times faster on a 600 kB page) — and
+JavaScript object literals with ``chompjs``, never with regular expressions over markup.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import chompjs
+import parsel
 from bs4 import BeautifulSoup, SoupStrainer, Tag
 
 from evalhouse.ingest.source import LayoutChanged, ParseError
@@ -30,6 +32,20 @@ def soup(body: bytes, what: str, *, only: str | None = None) -> BeautifulSoup:
     which a parser that checks one element of a large page builds in a third of the time."""
     strainer = SoupStrainer(only) if only is not None else None
     return BeautifulSoup(common.decode_text(body, what), "lxml", parse_only=strainer)
+
+
+def selector(body: bytes, what: str) -> parsel.Selector:
+    """The page as a parsel selector (``.css("table.x td a::attr(href)")``) on lxml's HTML tree."""
+    text = common.decode_text(body, what)
+    try:
+        return parsel.Selector(text=text, type="html")
+    except ValueError as exc:  # lxml refuses some strings (NUL and other control characters)
+        raise ParseError(f"{what} is not readable as HTML: {exc}") from exc
+
+
+def text_of(sel: parsel.Selector | parsel.SelectorList) -> str:
+    """An element's visible text, whitespace collapsed (``""`` for no element)."""
+    return " ".join(" ".join(sel.xpath(".//text()").getall()).split())
 
 
 def cell_text(tag: Tag) -> str:

@@ -93,10 +93,10 @@ def follow(body: bytes, *, meta: FetchMeta) -> list[FetchRequest]:
     """From an index page: its local ``<script src>`` data file and every linked model page."""
     if meta.label != "index":
         return []
-    doc = pages.soup(body, f"the Swallow page {meta.url}")
+    doc = pages.selector(body, f"the Swallow page {meta.url}")
     found: list[FetchRequest] = []
-    for script in doc.find_all("script", src=True):
-        url = pages.same_site_link(meta.url, script["src"])
+    for src in doc.css("script::attr(src)").getall():
+        url = pages.same_site_link(meta.url, src)
         if url and url.endswith(".js"):
             found.append(FetchRequest(url=url, label="data"))
     for link in _model_links(doc, meta.url):
@@ -105,12 +105,11 @@ def follow(body: bytes, *, meta: FetchMeta) -> list[FetchRequest]:
 
 
 def _model_links(doc: Any, base: str) -> list[str]:
-    links = []
-    for table in doc.select("table.table-sort"):
-        for anchor in table.select("tbody td a[href]"):
-            url = pages.same_site_link(base, anchor["href"])
-            if url and url.endswith(".en.html") and url not in links:
-                links.append(url)
+    links: list[str] = []
+    for href in doc.css("table.table-sort tbody td a::attr(href)").getall():
+        url = pages.same_site_link(base, href)
+        if url and url.endswith(".en.html") and url not in links:
+            links.append(url)
     return links
 
 
@@ -120,16 +119,15 @@ def parse(body: bytes, *, meta: FetchMeta) -> Iterator[ParseItem]:
     if meta.label == "data" or meta.url.endswith(".js"):
         yield from _parse_data(text, meta)
         return
+    doc = pages.selector(body, meta.url)
     if meta.label == "model":  # a 600 kB page whose one checked element is its title
-        title = pages.soup(body, meta.url, only="h2").select_one("h2#title")
-        if title is None or not pages.cell_text(title):
+        if not pages.text_of(doc.css("h2#title")[:1]):
             raise LayoutChanged(f"layout changed: no model title under h2#title in {meta.url}")
         return
-    doc = pages.soup(body, meta.url)
-    tables = doc.select("table.table-sort")
+    tables = doc.css("table.table-sort")
     if not tables:
         raise LayoutChanged(f"layout changed: no table.table-sort in {meta.url}")
-    if not any(t.select("tbody tr") for t in tables):
+    if not tables.css("tbody tr"):
         raise EmptyPlaceholder(f"empty placeholder: {len(tables)} table(s) in {meta.url} have no rows")
     if not _model_links(doc, meta.url):
         raise LayoutChanged(f"layout changed: no model links in the tables of {meta.url}")

@@ -39,6 +39,13 @@ def _print_paper000(payload: dict[str, Any]) -> None:
     for q in payload["quantities"]:
         table.add_row(*_quantity_cells(q))
     out.print(table)
+    kept = payload.get("kept_fit")
+    if kept:
+        out.print(
+            f"the fit was read back: these rows, settings and code were fitted at {kept['fitted_at']} "
+            f"(in {kept['fit_s']:.0f} s); EVALHOUSE_KEEP_FITS=0 fits again",
+            highlight=False,
+        )
 
     loadings = Table(title="date-adjusted three-factor oblimin loadings (paper 000, Table 3): ours (paper)")
     rows = payload["loadings_date_adjusted"]

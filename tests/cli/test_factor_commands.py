@@ -158,6 +158,8 @@ def test_paper000_prints_the_table_and_the_artefacts(paper000: tuple[Ran, Path],
         assert text in ran.output
     assert "recorded as analysis" in ran.output and str(db) in ran.output
     assert rows(db, "SELECT count(*) FROM analysis_run") == [(1,)]
+    # the fixture fitted these rows with these settings and this code: the fit is read back, and says so
+    assert "the fit was read back" in ran.output and "EVALHOUSE_KEEP_FITS=0" in ran.output
 
 
 def test_paper000_refuses_bad_learners_and_foreign_input(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import pandas as pd
 
 from evalhouse.analytics.base import AnalysisRecord, Timer, frame_records, make_record
 from evalhouse.analytics.data.defaults import finite
+from evalhouse.analytics.kept_fits import kept_fit
 from evalhouse.analytics.reproduce.paper000 import NOT_REPRODUCIBLE, PAPER_LOADINGS_DATE_ADJUSTED, reproduce_paper000
 
 
@@ -120,20 +121,27 @@ def run_paper000(
     timer = Timer()
     settings = {"learners": list(learners), "random_state": 0, "bootstrap_random_state": 42}
     settings |= {"parallel_random_state": 42, "n_simulations": 2000, "n_bootstrap": 2000} | params
-    n_jobs = settings.pop("n_jobs", None)
-    result = reproduce_paper000(wide, meta, **{**settings, "learners": tuple(learners)}, n_jobs=n_jobs)
+    n_jobs = settings.pop("n_jobs", None)  # how many processes: never the result
+    inputs = [wide, meta.select_dtypes("number")]
+    result, kept = kept_fit(
+        "paper000",
+        [wide, meta],
+        settings,
+        lambda: reproduce_paper000(wide, meta, **{**settings, "learners": tuple(learners)}, n_jobs=n_jobs),
+    )
     quantities = result["quantities"]
     rec = make_record(
         kind="paper000_reproduction",
         estimator="evalhouse.analytics.reproduce.paper000.reproduce_paper000",
         params=settings,
-        inputs=[wide, meta.select_dtypes("number")],
+        inputs=inputs,
         timer=timer,
         diagnostics={
             "n_quantities": len(quantities),
             "n_ok": sum(q["ok"] for q in quantities),
             "reproduced": paper000_reproduced(result),
             "grids": {name: len(ids) for name, ids in result["grids"].items()},
-        },
+        }
+        | ({"kept_fit": kept.as_dict()} if kept else {}),
     )
     return result, rec

@@ -165,6 +165,7 @@ def reproduce_paper000(
         "input_sha256": rec.input_sha256,
         "params": rec.params,
         "duration_s": rec.duration_s,
+        "kept_fit": rec.diagnostics.get("kept_fit"),  # read back: the same rows, settings and code were fitted before
         "input": str(input_path) if input_path else None,
     }
     return Outcome(payload, ok=payload["reproduced"], analysis_id=analysis_id, recorded_in=where)

@@ -7,6 +7,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from evalhouse.analytics.data.aa import aa_frames
+from evalhouse.analytics.kept_fits import fit_key
 from evalhouse.analytics.report.factor import NO_DATA, TITLE, section
 from evalhouse.config import raw_store_path
 from evalhouse.pipeline.ingest_file import ingest_file
@@ -52,6 +54,15 @@ def test_section_on_a_snapshot_cites_its_id(aa_db: Path, tmp_path: Path) -> None
         con.close()
     assert s.status == "ok" and sum("<img" in b for b in s.blocks) >= 4
     assert created.snapshot_id in s.intro and s.records[0][0].snapshot_id == created.snapshot_id
+    # the snapshot holds the warehouse's rows: its fit is the warehouse's, kept under one key
+    con = open_snapshot(created.path)
+    try:
+        from_snapshot = aa_frames(con)
+    finally:
+        con.close()
+    with Warehouse.open(aa_db, read_only=True) as wh:
+        from_warehouse = aa_frames(wh.con)
+    assert fit_key("paper000", from_snapshot, {}) == fit_key("paper000", from_warehouse, {})
 
 
 def test_section_without_aa_data_explains_how_to_load_it(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import IO, Any, Self
@@ -73,6 +74,13 @@ class Migration:
 
 def migrations() -> list[Migration]:
     """The numbered migration files shipped with the package, in order."""
+    return list(_shipped_migrations())
+
+
+@cache
+def _shipped_migrations() -> tuple[Migration, ...]:
+    """Read once per process: the package's files do not change under it, and every open of a
+    warehouse compares them with what it has applied."""
     found = []
     for entry in resources.files("evalhouse.warehouse.migrations").iterdir():
         match = MIGRATION_RE.match(entry.name)
@@ -82,11 +90,17 @@ def migrations() -> list[Migration]:
     versions = [m.version for m in found]
     if len(set(versions)) != len(versions):
         raise MigrationError(f"two migration files share a number: {versions}")
-    return found
+    return tuple(found)
 
 
 def views() -> list[tuple[str, str]]:
     """``(name, sql)`` for every ``views/v_*.sql``, ordered so dependencies come first."""
+    return list(_shipped_views())
+
+
+@cache
+def _shipped_views() -> tuple[tuple[str, str], ...]:
+    """Read and ordered once per process (see :func:`_shipped_migrations`)."""
     sources = {
         entry.name.removesuffix(".sql"): entry.read_text(encoding="utf-8")
         for entry in resources.files("evalhouse.warehouse.views").iterdir()
@@ -116,7 +130,7 @@ def views() -> list[tuple[str, str]]:
 
     for name in sorted(sources):
         visit(name)
-    return [(name, sources[name]) for name in ordered]
+    return tuple((name, sources[name]) for name in ordered)
 
 
 class _WriterLock:

@@ -245,16 +245,22 @@ class SoftImpute(Imputer):
 def gower_distances(A: np.ndarray, B: np.ndarray, ranges: np.ndarray) -> np.ndarray:
     """Gower distance between the rows of ``A`` and ``B`` over co-observed columns.
 
-    Pairs with no co-observed column get ``inf``.
+    Pairs with no co-observed column get ``inf``. Column by column, the sum adds each co-observed
+    pair's ``|a - b| / range``: only the block of rows observed on both sides is touched, so a sparse
+    matrix costs its observed cells, not rows x rows per column (a mostly observed column is summed
+    whole, where picking the block would cost more than it saves).
     """
+    seen_a, seen_b = ~np.isnan(A), ~np.isnan(B)
     num = np.zeros((A.shape[0], B.shape[0]))
-    den = np.zeros_like(num)
     for j in range(A.shape[1]):
-        a, b = A[:, j], B[:, j]
-        both = ~np.isnan(a)[:, None] & ~np.isnan(b)[None, :]
-        diff = np.abs(a[:, None] - b[None, :]) / ranges[j]
-        num += np.where(both, diff, 0.0)
-        den += both
+        ia, ib = np.flatnonzero(seen_a[:, j]), np.flatnonzero(seen_b[:, j])
+        if 2 * ia.size * ib.size > num.size:
+            both = seen_a[:, j][:, None] & seen_b[:, j][None, :]
+            num += np.where(both, np.abs(A[:, j][:, None] - B[:, j][None, :]) / ranges[j], 0.0)
+        elif ia.size and ib.size:
+            block = np.ix_(ia, ib)
+            num[block] += np.abs(A[ia, j][:, None] - B[ib, j][None, :]) / ranges[j]
+    den = seen_a.astype(float) @ seen_b.T.astype(float)  # co-observed columns per pair (exact counts)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / den, np.inf)
 

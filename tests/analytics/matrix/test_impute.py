@@ -91,6 +91,26 @@ def test_gower_distance_by_hand():
     assert np.isinf(gower_distances(np.array([[N, 1.0]]), np.array([[1.0, N]]), np.ones(2))[0, 0])
 
 
+@pytest.mark.parametrize("density", [0.05, 0.3, 0.6, 0.95, 1.0])
+def test_gower_distance_equals_the_pairwise_definition(density: float):
+    """Sparse columns take the observed block, dense ones the whole rows: both give each pair's
+    mean of |a - b| / range over its co-observed columns, as written pair by pair."""
+    rng = np.random.default_rng(int(density * 100))
+    A, B = rng.random((40, 9)), rng.random((25, 9))
+    A[rng.random(A.shape) > density] = N
+    B[rng.random(B.shape) > density] = N
+    ranges = rng.uniform(0.5, 2.0, 9)
+    want = np.full((40, 25), np.inf)
+    for i in range(40):
+        for k in range(25):
+            co = [j for j in range(9) if not np.isnan(A[i, j]) and not np.isnan(B[k, j])]
+            if co:
+                want[i, k] = sum(abs(A[i, j] - B[k, j]) / ranges[j] for j in co) / len(co)
+    got = gower_distances(A, B, ranges)
+    assert np.array_equal(np.isinf(got), np.isinf(want))
+    assert np.allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=1e-12, atol=0)
+
+
 def test_knn_weighted_mean_by_hand():
     X = pd.DataFrame({"a": [0.0, 1.0, 0.5, 0.9], "b": [0.0, N, 1.0, 0.8]})
     # r1's donors for b by Gower distance on a: r3 0.1, r2 0.5, r0 1.0

@@ -6,6 +6,7 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -106,21 +107,53 @@ def epoch_dir(shared: Path) -> Path:
     return shared / "datasets" / "epoch-benchmarks-2025-11"
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Path]) -> Path:
+    """``build(folder)``'s result, built once per test run however many xdist workers ask for it.
+
+    The folder sits in the run's temporary root, which every worker shares (a worker's own root is
+    one level down); a file lock makes the other workers wait for the first build and read its
+    result. A build that failed half way is started again from an empty folder by the next asker.
+    """
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / f"once-{name}"
+    with FileLock(f"{folder}.lock"):
+        done = folder / ".built"
+        if done.exists():
+            return Path(done.read_text(encoding="utf-8"))
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        result = build(folder)
+        done.write_text(str(result), encoding="utf-8")
+    return result
+
+
 @pytest.fixture(scope="session")
 def real_warehouse(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Epoch + Artificial Analysis through the real refresh over loopback (read it; copy to write)."""
-    from realwarehouse import build
+    """Epoch + Artificial Analysis through the real refresh over loopback (read it; copy to write).
 
-    return build(shared, tmp_path_factory.mktemp("real-warehouse"))
+    Refreshed once per test run; each worker reads its own copy (file, raw store, and the mirror it
+    was refreshed from, which :mod:`meeting_corpus` serves again)."""
+    from realwarehouse import build, copy_warehouse
+
+    built = built_once(tmp_path_factory, "real-warehouse", lambda folder: build(shared, folder))
+    root = tmp_path_factory.mktemp("real-warehouse")
+    (root / "mirror").symlink_to(built.parent / "mirror", target_is_directory=True)
+    return copy_warehouse(built, root)
 
 
 @pytest.fixture(scope="session")
 def real_snapshot(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A snapshot of a copy of :func:`real_warehouse` (creating one records it in the warehouse)."""
+    """A snapshot of a copy of :func:`real_warehouse` (creating one records it in the warehouse),
+    created once per test run and read by every worker."""
     from realwarehouse import copy_warehouse, snapshot
 
-    root = tmp_path_factory.mktemp("real-snapshot")
-    return snapshot(copy_warehouse(real_warehouse, root / "db"), root / "snap")
+    def create(folder: Path) -> Path:
+        return snapshot(copy_warehouse(real_warehouse, folder / "db"), folder / "snap")
+
+    return built_once(tmp_path_factory, "real-snapshot", create)
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,8 @@
 real refresh over loopback (mirror built by ``mirror_from_shared``, served by ``httpserver``).
 
 ``build(shared, root)`` returns the warehouse path; its raw store is ``root/w.raw``. The session
-fixtures ``real_warehouse`` and ``real_snapshot`` in ``conftest.py`` build one per test run (shared by the xdist workers);
-tests that write to a warehouse copy it first (:func:`copy_warehouse`).
+fixtures ``real_warehouse`` and ``real_snapshot`` in ``conftest.py`` build one per test run, shared
+by the xdist workers; tests that write to a warehouse copy it first (:func:`copy_warehouse`).
 """
 
 from __future__ import annotations

@@ -14,6 +14,11 @@ PYTEST_ARGS ?=
 # servers, subprocesses, deadlines, the JVM and Chromium starting) rather than computes. Measured on
 # a 2-core machine: 2 workers 1,470 s wall, 3 workers 1,207 s (docs/development.md).
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+# The suite starts a few hundred Python processes (the CLI under kill -9, concurrent writers, the
+# EEE validator): with PYTHONDONTWRITEBYTECODE set, each of them compiled evalhouse again and every
+# worker rewrote each test module's asserts again. The tests keep their bytecode (in __pycache__,
+# ignored by git).
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
 
 .DEFAULT_GOAL := help
 
@@ -44,15 +49,15 @@ mirror: $(CORE) ## build a replay mirror in build/mirror from ../shared, for off
 
 test: $(FULL) ## the whole suite on every core, CI profile (reads ../shared when present; installs Chromium)
 	@scripts/ensure-chromium
-	@start=$$(date +%s); $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile $(PYTEST_ARGS); status=$$?; \
+	@start=$$(date +%s); $(PYTEST) -n $(WORKERS) --dist loadfile $(PYTEST_ARGS); status=$$?; \
 	echo "make test: $$(( $$(date +%s) - start )) s wall"; exit $$status
 
 test-fast: $(FULL) ## the edit loop: everything but the fault suite and the slow reproductions
-	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile -m "not slow and not faults" $(PYTEST_ARGS)
+	$(PYTEST) -n $(WORKERS) --dist loadfile -m "not slow and not faults" $(PYTEST_ARGS)
 
 test-thorough: $(FULL) ## the whole suite with every Hypothesis example and kill -9 trial it was designed with
 	@scripts/ensure-chromium
-	EVALHOUSE_TEST_PROFILE=thorough $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile $(PYTEST_ARGS)
+	EVALHOUSE_TEST_PROFILE=thorough $(PYTEST) -n $(WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: $(FULL) ## ruff check and format check
 	$(BIN)/ruff check .

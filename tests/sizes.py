@@ -1,6 +1,6 @@
 """How big the suite's randomised and repeated tests are: one profile per run, named in its header.
 
-``EVALHOUSE_TEST_PROFILE=ci`` (the default: what ``make test`` and CI run) runs a fifth of the
+``EVALHOUSE_TEST_PROFILE=ci`` (the default: what ``make test`` and CI run) runs a tenth of the
 Hypothesis examples and kill -9 trials the suite was designed with, never fewer than a floor per
 test; ``thorough`` (``make test-thorough``) runs them all. Every test still runs under both: the
 profile changes how many inputs a property is tried on, never which properties are checked.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-PROFILES = {"ci": 0.2, "thorough": 1.0}
+PROFILES = {"ci": 0.1, "thorough": 1.0}
 PROFILE = os.environ.get("EVALHOUSE_TEST_PROFILE", "ci")
 if PROFILE not in PROFILES:
     raise RuntimeError(f"EVALHOUSE_TEST_PROFILE={PROFILE!r} is not one of {sorted(PROFILES)}")

@@ -58,9 +58,15 @@ def aa_frames(aa_csv: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 @pytest.fixture(scope="session")
-def paper000_result(aa_frames: tuple[pd.DataFrame, pd.DataFrame]) -> dict[str, Any]:
-    """The pipeline's result as every surface gets it: through :func:`run_paper000`, whose kept fit
-    (the session's cache folder, shared by the workers) the CLI's and the report's tests read back."""
-    wide, meta = aa_frames
+def paper000_result(aa_csv: Path) -> dict[str, Any]:
+    """The pipeline's result as every surface gets it: the CSV ingested through the real parser into
+    a scratch warehouse, its frames read as the product reads them, and :func:`run_paper000`, whose
+    kept fit (the session's cache folder, shared by the workers) the CLI's and the report's tests read
+    back."""
+    from evalhouse.analytics.data.aa import AA_SOURCE, aa_frames
+    from evalhouse.analytics.runs.common import source_input
+
+    with source_input(Path(), source_key=AA_SOURCE, input_path=aa_csv, snapshot=None) as (con, _):
+        wide, meta = aa_frames(con)
     result, _ = run_paper000(wide, meta, n_jobs=2)
     return result

@@ -46,18 +46,20 @@ def pytest_report_header() -> str:
     return describe()
 
 
-#: The modules that keep one worker busy for minutes (worker seconds of one CI-profile run, 2026-12-05),
-#: collected first: ``--dist loadfile`` hands modules out in collection order, so one of these taken
-#: by the last free worker would run alone at the end of the run.
+#: The modules that keep one worker busy for a minute or more (worker seconds of one CI-profile run,
+#: 2026-12-05), collected first: ``--dist loadfile`` hands modules out in collection order, so one of
+#: these taken by the last free worker would run alone at the end of the run.
 LONG_MODULES = (
-    "tests/faults/test_http_faults.py",  # 489 s
-    "tests/cli/test_factor_commands.py",  # 216 s
-    "tests/faults/test_fuzz.py",  # 177 s
-    "tests/test_public_api.py",  # 164 s
-    "tests/faults/test_hostile_output_round2.py",  # 134 s
-    "tests/pipeline/test_legacy_eee.py",  # 116 s
-    "tests/site/test_site_browser.py",  # 116 s
-    "tests/faults/test_crash.py",  # 112 s
+    "tests/faults/test_http_faults.py",  # 376 s
+    "tests/cli/test_factor_commands.py",  # 165 s
+    "tests/faults/test_hostile_output_round2.py",  # 124 s
+    "tests/test_public_api.py",  # 112 s
+    "tests/site/test_site_browser.py",  # 104 s
+    "tests/faults/test_crash.py",  # 103 s
+    "tests/pipeline/test_legacy_eee.py",  # 96 s
+    "tests/faults/test_fuzz.py",  # 84 s
+    "tests/analytics/reproduce/test_paper004.py",  # 76 s
+    "tests/faults/test_concurrency.py",  # 61 s
 )
 
 

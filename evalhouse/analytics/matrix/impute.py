@@ -254,7 +254,7 @@ def gower_distances(A: np.ndarray, B: np.ndarray, ranges: np.ndarray) -> np.ndar
     num = np.zeros((A.shape[0], B.shape[0]))
     for j in range(A.shape[1]):
         ia, ib = np.flatnonzero(seen_a[:, j]), np.flatnonzero(seen_b[:, j])
-        if 2 * ia.size * ib.size > num.size:
+        if 3 * ia.size * ib.size > num.size:
             both = seen_a[:, j][:, None] & seen_b[:, j][None, :]
             num += np.where(both, np.abs(A[:, j][:, None] - B[:, j][None, :]) / ranges[j], 0.0)
         elif ia.size and ib.size:

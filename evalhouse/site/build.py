@@ -311,14 +311,17 @@ def build_site(  # noqa: PLR0913 - the options after the two folders are keyword
     ``changes``: the warehouse's last run report (:func:`evalhouse.pipeline.changes.read_latest`),
     shown on the "What's new" page.
     """
-    from evalhouse.site.figures import analysis_sections  # noqa: PLC0415 - matplotlib/sklearn only when asked
-
     out_dir = Path(out_dir).resolve()
     _check_target(out_dir)
     con = open_snapshot(snapshot_dir)
     try:
         data = load(con)
-        sections = analysis_sections(con, Path(record_into) if record_into else None) if analyses else []
+        sections: list[Any] = []
+        if analyses:
+            # matplotlib, scipy and sklearn (seconds to import) only when the analyses are asked for
+            from evalhouse.site.figures import analysis_sections  # noqa: PLC0415
+
+            sections = analysis_sections(con, Path(record_into) if record_into else None)
     finally:
         con.close()
     _check_target(out_dir)  # again: it may have changed while the analyses ran

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,3 +43,20 @@ def test_a_failed_rebuild_keeps_the_previous_site_and_leaves_no_partial_folder(
     assert (target / "index.html").read_text() == index
     assert sorted(p.relative_to(target).as_posix() for p in target.rglob("*.html")) == pages
     assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no .site.partial-* left behind
+
+
+def test_a_site_without_analyses_never_imports_the_plotting_and_fitting_libraries(
+    real_snapshot: Path, tmp_path: Path
+) -> None:
+    """matplotlib, scipy.stats and sklearn cost seconds to import; ``--no-analyses`` needs none of them
+    (checked in a fresh interpreter: the test process has imported them all)."""
+    script = (
+        "import sys\n"
+        "from evalhouse.site import build\n"
+        "build._write_pages = lambda *a: None\n"  # the pages are the other tests' business
+        f"build.build_site({str(real_snapshot)!r}, {str(tmp_path / 'site')!r}, analyses=False)\n"
+        "print(sorted(m for m in ('matplotlib', 'scipy.stats', 'sklearn', 'altair') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]", done.stdout

@@ -93,6 +93,20 @@ class Night:
     primary: dict[str, str] = field(default_factory=dict)  # source -> the page holding most of its rows
     outputs: list[str] = field(default_factory=list)  # everything printed, grepped for secrets at the end
     state: dict[str, Any] | None = None  # the scores and evaluations after the last case (None: unknown)
+    held: Warehouse | None = None  # the writer the cases share (a refresh closes and reopens it per source)
+
+    def writer(self) -> Warehouse:
+        """The warehouse the next case refreshes: opened once and kept between cases, as a nightly
+        process keeps it for all its sources (each refresh still releases it around every fetch)."""
+        if self.held is None:
+            self.held = Warehouse.open(self.db)
+        return self.held
+
+    def release(self) -> None:
+        """Close the shared writer, before anything else (the CLI, a reader) opens the file."""
+        if self.held is not None:
+            held, self.held = self.held, None
+            held.close()
 
 
 DRIP_SLACK_S = 8.0
@@ -114,16 +128,21 @@ def _run(night: Night, keys: list[str], deadline: float = ROOMY_DEADLINE) -> tup
         on_done=lambda r: elapsed.__setitem__(r.source_key, time.monotonic() - started[r.source_key]),
     )
     night.state = None  # a refresh may change it
-    with Warehouse.open(night.db) as wh:
+    wh = night.writer()
+    try:
         results = R.refresh(wh, night.store, keys, options)
-        # what the next case starts from: read on a cursor of its own, which sees only what was committed
-        night.state = _state_of(wh.con.cursor())
+    except BaseException:
+        night.release()
+        raise
+    # what the next case starts from: read on a cursor of its own, which sees only what was committed
+    night.state = _state_of(wh.con.cursor())
     night.outputs.append(json.dumps([r.as_dict() for r in results], default=str))
     return results, elapsed
 
 
-def _state(db: Path) -> dict[str, Any]:
-    with Warehouse.open(db, read_only=True) as wh:
+def _state(night: Night) -> dict[str, Any]:
+    night.release()
+    with Warehouse.open(night.db, read_only=True) as wh:
         return _state_of(wh.con)
 
 
@@ -161,6 +180,7 @@ def night(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ni
         results, _ = _run(n, SOURCES)
         bad = {r.source_key: r.error for r in results if r.status not in ("completed", "partial")}
         assert not bad, bad
+        n.release()
         with Warehouse.open(n.db, read_only=True) as wh:
             as_stored = {unquote(str(httpx.URL(_url(u)))): u for u in live}  # stored URLs are percent-encoded
             for key, url in wh.con.execute("SELECT DISTINCT source_key, url FROM raw_snapshot ORDER BY 2").fetchall():
@@ -168,7 +188,10 @@ def night(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ni
             for key, details in wh.con.execute("SELECT source_key, details FROM ingest_run").fetchall():
                 by_url = json.loads(details)["figures"]["by_url"]
                 n.primary[key] = as_stored[unquote(max(sorted(by_url), key=lambda u: by_url[u]))]
-        yield n
+        try:
+            yield n
+        finally:
+            n.release()
 
 
 def _serve(night: Night, bodies: dict[str, list[Reply]]) -> None:
@@ -193,7 +216,7 @@ def _holds_the_whole_board(source: str, bodies: dict[str, list[Reply]]) -> bool:
 
 def _case(night: Night, source: str, fault: Fault | None, bodies: dict[str, list[Reply]]) -> tuple[bool, str, int]:
     neighbour = "aider-polyglot" if source != "aider-polyglot" else "lmarena"
-    before = night.state if night.state is not None else _state(night.db)
+    before = night.state if night.state is not None else _state(night)
     _serve(night, bodies)
     # only the faults that are about time run against the short deadline
     timed = fault is not None and any(w in fault.name for w in ("drip", "hang"))
@@ -201,7 +224,7 @@ def _case(night: Night, source: str, fault: Fault | None, bodies: dict[str, list
         results, elapsed = _run(night, [source, neighbour], DEADLINE if timed else ROOMY_DEADLINE)
     finally:
         _restore(night, list(bodies))
-    after = night.state if night.state is not None else _state(night.db)  # and the next case's before
+    after = night.state if night.state is not None else _state(night)  # and the next case's before
     mine, other = results
     exit_code = 1 if any(r.status == "failed" for r in results) else 0
     lost = max(0, _rows(before) - _rows(after))
@@ -256,6 +279,7 @@ def test_every_fault_against_one_source(night: Night, shared: Path, source: str,
         figures.rows_lost += lost
         if not ok:
             failed.append(f"layout change: {why}")
+    night.release()
     result = runner.invoke(app, ["--db", str(night.db), "audit", "verify"])
     night.outputs.append(result.output)
     assert result.exit_code == 0, f"audit verify after the faults of {source}: {result.output[-2000:]}"
@@ -266,12 +290,14 @@ def test_the_warehouse_validates_after_every_fault(night: Night) -> None:
     """The great-expectations checkpoint over the warehouse every fault above was served to (run once,
     after them: each case already compared every row before and after; a check that fails here names
     the suite and the rows)."""
+    night.release()
     result = runner.invoke(app, ["--db", str(night.db), "validate"])
     night.outputs.append(result.output)
     assert result.exit_code == 0, result.output[-2000:]
 
 
 def test_slow_drip_through_the_cli_ends_within_the_deadline(night: Night) -> None:
+    night.release()
     url = EPOCH_URL
     night.srv.route(_key_path(url), Reply(200, night.live[url], drip=1.0, drip_bytes=1))
     start = time.monotonic()
@@ -308,6 +334,7 @@ def test_slow_drip_through_the_cli_ends_within_the_deadline(night: Night) -> Non
 
 def test_no_planted_secret_is_stored_or_printed(night: Night, tmp_path: Path) -> None:
     """Plant secrets in an ingest URL (one that loads, one that fails), then grep everything."""
+    night.release()
     aider = next(u for u in night.live if u.endswith("polyglot_leaderboard.yml"))
     loads = f"{night.srv.url}{_path(aider)}?api_key={PLANTED_QUERY}&page=1"
     night.srv.route("/broken.yml", Reply(500, b"down"))

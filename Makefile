@@ -55,6 +55,11 @@ test: $(FULL) ## the whole suite on every core, CI profile (reads ../shared when
 test-fast: $(FULL) ## the edit loop: everything but the fault suite and the slow reproductions
 	$(PYTEST) -n $(WORKERS) --dist loadfile -m "not slow and not faults" $(PYTEST_ARGS)
 
+test-cpu: $(FULL) ## the whole suite, then the CPU each test module used (where the suite's time goes)
+	@scripts/ensure-chromium
+	@out=$$(mktemp); EVALHOUSE_TEST_CPU=$$out $(PYTEST) -n $(WORKERS) --dist loadfile $(PYTEST_ARGS); status=$$?; \
+	$(BIN)/python tests/cpu_account.py $$out; rm -f $$out; exit $$status
+
 test-thorough: $(FULL) ## the whole suite with every Hypothesis example and kill -9 trial it was designed with
 	@scripts/ensure-chromium
 	EVALHOUSE_TEST_PROFILE=thorough $(PYTEST) -n $(WORKERS) --dist loadfile $(PYTEST_ARGS)
@@ -79,4 +84,4 @@ lock: ## re-resolve requirements.lock from pyproject.toml in a scratch venv
 clean: ## remove the venv and caches (keeps the warehouse)
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
 
-.PHONY: help venv run mirror test test-fast test-thorough lint format bench lock clean
+.PHONY: help venv run mirror test test-fast test-cpu test-thorough lint format bench lock clean

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cpu_account import pytest_runtest_protocol  # noqa: F401 - a hook: the CPU of each test, when asked
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("EVALHOUSE_SHARED", REPO.parent / "shared"))

@@ -1,0 +1,71 @@
+"""What each test costs in CPU, for finding where the suite's time goes (``make test-cpu``).
+
+On a machine whose cores are busy the whole run, wall time per test says little: a test that
+waits on a deadline costs wall time but no CPU, and three workers share two cores. With
+``EVALHOUSE_TEST_CPU=<file>`` set, every test appends one JSON line to the file: its id, the CPU
+its worker used while it ran (all threads: DuckDB's, a loopback server's), the CPU of the child
+processes reaped meanwhile (the CLI runs a test starts) and its wall time. A child reaped later
+than the test that started it (a pool a fixture keeps) is counted where it is reaped, so a
+module's total is the steadier figure. ``python tests/cpu_account.py <file>`` sums them by module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ENV = "EVALHOUSE_TEST_CPU"
+
+
+def _cpu() -> tuple[float, float]:
+    t = os.times()
+    return t.user + t.system, t.children_user + t.children_system
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    out = os.environ.get(ENV)
+    if not out:
+        yield
+        return
+    own, children = _cpu()
+    start = time.monotonic()
+    yield
+    own2, children2 = _cpu()
+    line = {"id": item.nodeid, "cpu": own2 - own, "children": children2 - children, "wall": time.monotonic() - start}
+    with open(out, "a", encoding="utf-8") as fh:  # one short line per write: workers append side by side
+        fh.write(json.dumps(line) + "\n")
+
+
+def summary(path: Path, top: int = 25) -> str:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    cpu: Counter[str] = Counter()
+    wall: Counter[str] = Counter()
+    tests: Counter[str] = Counter()
+    for r in rows:
+        module = r["id"].split("::", 1)[0]
+        cpu[module] += r["cpu"] + r["children"]
+        wall[module] += r["wall"]
+        tests[module] += 1
+    total = sum(cpu.values())
+    cores = os.cpu_count() or 1
+    lines = [
+        f"{len(rows):,} tests used {total:,.0f} CPU s ({sum(wall.values()):,.0f} s of worker wall time); "
+        f"on {cores} core(s) that alone takes at least {total / cores:,.0f} s",
+        f"{'CPU s':>8} {'wall s':>8} {'tests':>6}  module",
+    ]
+    lines += [f"{v:8.1f} {wall[m]:8.1f} {tests[m]:6d}  {m}" for m, v in cpu.most_common(top)]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: python tests/cpu_account.py FILE [N]")
+    print(summary(Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 25))

@@ -1,0 +1,54 @@
+"""``make test-cpu``'s accounting: every test run with ``EVALHOUSE_TEST_CPU`` set leaves one line,
+and the summary adds them up by module."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from cpu_account import ENV, summary
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_each_test_leaves_one_line_with_its_cpu(tmp_path: Path) -> None:
+    (tmp_path / "test_probe.py").write_text(
+        "import time\n"
+        "def test_busy():\n"
+        "    end = time.process_time() + 0.3\n"
+        "    while time.process_time() < end:\n"
+        "        pass\n"
+        "def test_idle():\n"
+        "    time.sleep(0.3)\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "cpu.jsonl"
+    env = {**os.environ, ENV: str(out), "PYTHONPATH": str(REPO / "tests")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "cpu_account",
+         str(tmp_path / "test_probe.py")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    lines = {r["id"].rsplit("::", 1)[1]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert set(lines) == {"test_busy", "test_idle"}
+    assert lines["test_busy"]["cpu"] >= 0.25 and lines["test_busy"]["wall"] >= 0.25  # ran 0.3 s on the CPU
+    assert lines["test_idle"]["cpu"] < 0.15 and lines["test_idle"]["wall"] >= 0.25  # waited, used none
+
+
+def test_the_summary_adds_up_by_module(tmp_path: Path) -> None:
+    rows = [
+        {"id": "tests/a/test_x.py::test_1", "cpu": 2.0, "children": 1.0, "wall": 4.0},
+        {"id": "tests/a/test_x.py::test_2[p]", "cpu": 1.0, "children": 0.0, "wall": 1.0},
+        {"id": "tests/test_y.py::test_3", "cpu": 0.5, "children": 0.0, "wall": 9.0},
+    ]
+    path = tmp_path / "cpu.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    text = summary(path)
+    assert "3 tests used 4 CPU s (14 s of worker wall time)" in text
+    body = text.splitlines()[2:]
+    assert body[0].split() == ["4.0", "5.0", "2", "tests/a/test_x.py"]  # the most CPU first
+    assert body[1].split() == ["0.5", "9.0", "1", "tests/test_y.py"]

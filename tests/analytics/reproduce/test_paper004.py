@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from eee_records import warehouse_file
 from matplotlib.figure import Figure
 from scipy.stats import spearmanr
+from sizes import trials
 
 from evalhouse.analytics.bob.encoders import WordLlamaEncoder, embed_benchmarks
 from evalhouse.analytics.bob.estimator import fit_bob
@@ -22,6 +24,7 @@ from evalhouse.analytics.data.aa import AA_CANONICAL
 from evalhouse.analytics.equate.curves import CharacteristicCurveEquating
 from evalhouse.analytics.report.plots_equate import plot_characteristic_curves, plot_theta_by_release
 from evalhouse.analytics.reproduce.paper004 import paper_benchmarks, select_benchmarks
+from evalhouse.analytics.reproduce.paper004 import reproduce_paper004 as paper004_pipeline
 from evalhouse.analytics.runs import reproduce_paper004
 
 
@@ -67,9 +70,14 @@ def test_equated_theta_tracks_the_aa_index(aa) -> None:
 def test_reproduction_judges_the_papers_claims(aa_csv: Path, tmp_path: Path) -> None:
     """The reproduction passes on the shared snapshot when the paper's two claims hold: the field's
     profile above theta alone and the uniform mean, and the copy-stress mechanism (4 copies of each of
-    the 9 benchmarks in turn). Flat weights are a finding, not a gate."""
+    the 9 benchmarks in turn). Flat weights are a finding, not a gate.
+
+    The shuffled-description control runs on by default with 20 draws (paper: 200); here with as
+    many draws as the test profile's seeded repetitions allow (20 in ``make test-thorough``, 5 in
+    CI: about 2 s of refits a draw)."""
     db = warehouse_file(tmp_path / "w.duckdb")
-    outcome = reproduce_paper004(db=db, input_path=aa_csv, record_into=db, compare_all=False)
+    draws = trials(20, floor=5)
+    outcome = reproduce_paper004(db=db, input_path=aa_csv, record_into=db, compare_all=False, n_shuffles=draws)
     out = outcome.payload
     summary = {row["method"]: row for row in out["lobo"]["summary"]}
     tests = {row["baseline"]: row for row in out["lobo"]["tests"]}
@@ -106,8 +114,9 @@ def test_reproduction_judges_the_papers_claims(aa_csv: Path, tmp_path: Path) -> 
     assert {c["k"] for c in selected.values()} <= set(TOP_K) and {c["radius"] for c in selected.values()} <= set(RADII)
     assert any(c["n_within_radius"] > 0 for c in selected.values())
     assert summary["benchmarks within radius"]["profile"] != summary["theta alone"]["profile"]
-    # The controls are on by default.
-    assert out["shuffled"]["n_draws"] == 20 and out["shuffled"]["mean"] < bob["profile"]
+    # The controls are on by default (the shuffled descriptions with 20 draws).
+    assert inspect.signature(paper004_pipeline).parameters["n_shuffles"].default == 20
+    assert out["shuffled"]["n_draws"] == draws and out["shuffled"]["mean"] < bob["profile"]
     assert {"top-k benchmarks", "support-matched top-k", "BoB cell information", "BoB flat (u=1)"} <= set(summary)
     assert len(out["benchmarks"]) == 9 and out["encoder"]["encoder"] == "wordllama/l2_supercat"
     assert out["snapshot_id"].startswith("file-sha256:")

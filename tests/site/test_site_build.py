@@ -60,3 +60,23 @@ def test_a_site_without_analyses_never_imports_the_plotting_and_fitting_librarie
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_a_dict_row_reads_the_same_as_under_jinjas_own_lookup() -> None:
+    """``row.name`` on a dict row is read as a key at once; the pages must not change: a key, a name
+    that is a dict method (the method, as Jinja gives it), a missing key (an error, StrictUndefined),
+    and an object's attribute all read as under a stock environment."""
+    import jinja2
+
+    class Obj:
+        name = "attribute"
+
+    row = {"name": "value", "items": "a key named like a method", "n": 0}
+    template = "{{ r.name }}|{{ r.items is callable }}|{{ r.n }}|{{ o.name }}|{{ r.get('name') }}"
+    stock = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=True)
+    ours = site_build.environment()
+    assert type(ours) is not jinja2.Environment  # the lookup under test is really in use
+    for env in (stock, ours):
+        assert env.from_string(template).render(r=row, o=Obj()) == "value|True|0|attribute|value"
+        with pytest.raises(jinja2.UndefinedError, match="missing"):
+            env.from_string("{{ r.missing }}").render(r=row)

@@ -51,6 +51,17 @@ def shared_cells(con, a: str, b: str, benchmark: str) -> list[tuple]:
     ).fetchall()
 
 
+def cell_keys(con, cell_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """Each cell's ``(metric_id, setup_key)``, read in one pass over ``v_scores_canonical`` (a cell has one)."""
+    rows = con.execute(
+        "SELECT DISTINCT cell_id, metric_id, setup_key FROM v_scores_canonical WHERE list_contains(?, cell_id)",
+        [cell_ids],
+    ).fetchall()
+    keys = {cell: (metric, setup) for cell, metric, setup in rows}
+    assert len(keys) == len(rows), "a cell with two metrics or setups"
+    return keys
+
+
 def epoch_rows(shared: Path, stem: str, source: str) -> list[dict[str, str]]:
     with (shared.joinpath(*EPOCH_DIR) / f"{stem}.csv").open(newline="", encoding="utf-8") as f:
         return [r for r in csv.DictReader(f) if r["Source"] == source]
@@ -77,11 +88,11 @@ def test_epoch_rows_quoting_helm_classic_meet_helm_classics_own(con, corpus: Pat
     cells = shared_cells(con, EPOCH, HELM, benchmark)
     print(f"{benchmark}: {len(cells)} cells hold Epoch's HELM quote and HELM Classic's own row")
     assert least <= len(cells) <= len(quoted)
+    keys = cell_keys(con, [c[0] for c in cells])
     for cell_id, config, epoch, ours in cells:
         assert len(ours) == 1 and round(ours[0], 6) in helm, config
         assert round(ours[0], 3) in {round(v, 3) for v in epoch}, (config, epoch, ours)  # the same number
-        key = con.execute("SELECT metric_id, setup_key FROM v_scores_canonical WHERE cell_id = ?", [cell_id]).fetchone()
-        assert key == ("accuracy", f"shots={shots}")
+        assert keys.get(cell_id) == ("accuracy", f"shots={shots}"), config
     # the same measurement: no shared cell disagrees, and the link is a recorded decision
     data = json.loads(cli(corpus, "stats", "--json"))
     pair = next(p for p in data["source_pairs"] if p["sources"] == [HELM, EPOCH])
@@ -122,8 +133,8 @@ def test_what_stays_apart_from_helm_says_why(corpus: Path) -> None:
 def test_aider_rows_epoch_quotes_meet_the_boards_own(con, corpus: Path, shared: Path) -> None:
     quoted = epoch_rows(shared, "aider_polyglot_external", "Aider LLM Leaderboards")
     cells = shared_cells(con, EPOCH, "aider-polyglot", "aider_polyglot")
-    pass_rate = [c for c in cells if con.execute(
-        "SELECT metric_id FROM v_scores_canonical WHERE cell_id = ?", [c[0]]).fetchone()[0] == "pass_rate"]  # fmt: skip
+    keys = cell_keys(con, [c[0] for c in cells])
+    pass_rate = [c for c in cells if keys[c[0]][0] == "pass_rate"]
     same = [c for c in pass_rate if {round(v, 3) for v in c[2]} == {round(v, 3) for v in c[3]}]
     print(f"aider: {len(pass_rate)} of Epoch's {len(quoted)} quoted runs share a pass-rate cell with the board's,"
           f" {len(same)} with the same value")  # fmt: skip

@@ -45,7 +45,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 def summary(path: Path, top: int = 25) -> str:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows, unreadable = [], 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:  # a line a killed worker cut short: counted and said, not summed
+            unreadable += bool(line.strip())
     cpu: Counter[str] = Counter()
     wall: Counter[str] = Counter()
     tests: Counter[str] = Counter()
@@ -62,6 +67,8 @@ def summary(path: Path, top: int = 25) -> str:
         f"{'CPU s':>8} {'wall s':>8} {'tests':>6}  module",
     ]
     lines += [f"{v:8.1f} {wall[m]:8.1f} {tests[m]:6d}  {m}" for m, v in cpu.most_common(top)]
+    if unreadable:
+        lines.append(f"{unreadable} line(s) of {path} could not be read (a worker cut short?) and are not counted")
     return "\n".join(lines)
 
 

@@ -46,9 +46,10 @@ def test_the_summary_adds_up_by_module(tmp_path: Path) -> None:
         {"id": "tests/test_y.py::test_3", "cpu": 0.5, "children": 0.0, "wall": 9.0},
     ]
     path = tmp_path / "cpu.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"id": "tests/cut', encoding="utf-8")
     text = summary(path)
     assert "3 tests used 4 CPU s (14 s of worker wall time)" in text
     body = text.splitlines()[2:]
     assert body[0].split() == ["4.0", "5.0", "2", "tests/a/test_x.py"]  # the most CPU first
     assert body[1].split() == ["0.5", "9.0", "1", "tests/test_y.py"]
+    assert body[-1].startswith("1 line(s) of") and "not counted" in body[-1]  # the cut line is said, not summed

@@ -15,6 +15,7 @@ ENV_DB = "EVALHOUSE_DB"
 ENV_RAW = "EVALHOUSE_RAW"
 ENV_WAIT = "EVALHOUSE_WAIT"
 ENV_MEMORY = "EVALHOUSE_MEMORY_LIMIT"
+ENV_THREADS = "EVALHOUSE_THREADS"
 ENV_LOAD_BUDGET = "EVALHOUSE_LOAD_BUDGET"
 #: Seconds a reader waits for a writer's load transaction before it gives up, naming the writer.
 DEFAULT_WAIT_S = 5.0
@@ -62,13 +63,25 @@ def reader_wait() -> float:
 
 
 def duckdb_config() -> dict[str, str]:
-    """DuckDB settings every connection to the warehouse opens with: ``$EVALHOUSE_MEMORY_LIMIT``
-    (e.g. ``512MB``) bounds DuckDB's buffer pool, which otherwise may grow to 80% of RAM; beyond
-    it DuckDB evicts cached pages and spills to ``<db>.tmp``. Unset: DuckDB's default."""
+    """DuckDB settings every connection evalhouse opens starts with.
+
+    ``$EVALHOUSE_MEMORY_LIMIT`` (e.g. ``512MB``) bounds DuckDB's buffer pool, which otherwise may
+    grow to 80% of RAM; beyond it DuckDB evicts cached pages and spills to ``<db>.tmp``.
+    ``$EVALHOUSE_THREADS`` (e.g. ``1``) bounds the threads one query runs on, which otherwise are
+    one per core: set it where processes already run side by side (several jobs on one machine, a
+    test runner's workers), so that they do not share the cores twice over. Unset: DuckDB's default."""
+    out: dict[str, str] = {}
     limit = os.environ.get(ENV_MEMORY, "").strip()
     if limit and not re.fullmatch(r"\d+(\.\d+)?\s*([KMGT]i?B|B|%)", limit, flags=re.IGNORECASE):
         raise InputError(f"${ENV_MEMORY}={limit!r} is not a memory size such as 512MB, 2GB or 50%")
-    return {"memory_limit": limit} if limit else {}
+    if limit:
+        out["memory_limit"] = limit
+    threads = os.environ.get(ENV_THREADS, "").strip()
+    if threads and not (threads.isdigit() and int(threads) >= 1):
+        raise InputError(f"${ENV_THREADS}={threads!r} is not a number of threads such as 1 or 4")
+    if threads:
+        out["threads"] = str(int(threads))
+    return out
 
 
 def serial_blas() -> None:

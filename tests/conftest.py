@@ -25,6 +25,14 @@ if "EVALHOUSE_DB" not in os.environ:
     _run_dir = tempfile.mkdtemp(prefix="evalhouse-test-db-")
     os.environ["EVALHOUSE_DB"] = str(Path(_run_dir) / "warehouse.duckdb")
     atexit.register(shutil.rmtree, _run_dir, ignore_errors=True)
+# Under pytest-xdist the workers are the parallelism (three on this two-core machine): each runs
+# DuckDB's queries and OpenBLAS on one thread, as a user running jobs side by side would
+# ($EVALHOUSE_THREADS, docs/operations.md). Otherwise every worker's DuckDB and OpenBLAS start a
+# thread per core, and the threads share the cores twice over: a third more CPU for the same work
+# (docs/development.md). OpenBLAS reads its setting when numpy loads, which is after this.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _name in ("EVALHOUSE_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        os.environ.setdefault(_name, "1")
 #: What a test run must leave as it found it: the user's warehouse and the build folder.
 UNTOUCHED = ("warehouse.duckdb", "warehouse.raw", "warehouse.snapshots", "build")
 

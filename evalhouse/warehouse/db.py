@@ -376,6 +376,7 @@ class Warehouse:
         writer's load transaction to end; ``None``: the global ``--wait``)."""
         path = Path(path)
         wait = reader_wait() if wait is None else wait
+        duckdb_config()  # a malformed setting is refused before a new file is made
         if read_only:
             if not path.exists():
                 raise WarehouseError(f"no warehouse at {path}: run 'evalhouse migrate' or 'evalhouse refresh' first")

@@ -42,7 +42,7 @@ from typing import Any
 
 import duckdb
 
-from evalhouse.config import sql_memory_limit, sql_temp_limit, sql_timeout
+from evalhouse.config import duckdb_config, sql_memory_limit, sql_temp_limit, sql_timeout
 from evalhouse.errors import InputError, RunFailed
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.snapshot.reader import open_snapshot
@@ -291,7 +291,7 @@ def guarded_query(  # noqa: PLR0913 - keyword-only: the target (db + raw store, 
     defaults) limit its time, memory and spill; it spills to a folder of its own, removed after.
     """
     bounds = bounds if bounds is not None else QueryBounds.resolve()
-    with duckdb.connect() as scratch:
+    with duckdb.connect(config=duckdb_config()) as scratch:
         check(scratch, sql)
     if snapshot is not None:
         con = open_snapshot(snapshot, expect_id=expect_id)

@@ -17,7 +17,9 @@ COUNT_THREADS = (
 
 
 def threads_after_numpy(mode: str, **env: str) -> tuple[int, str]:
-    clean = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"} | env
+    # OpenBLAS falls back on GOTO_NUM_THREADS and OMP_NUM_THREADS (the suite's workers set one)
+    ours = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+    clean = {k: v for k, v in os.environ.items() if k not in ours} | env
     out = subprocess.run(
         [sys.executable, "-c", COUNT_THREADS, mode], capture_output=True, text=True, check=True, env=clean
     ).stdout.split()

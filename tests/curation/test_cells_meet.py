@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
+from evalhouse.config import duckdb_config
 
 runner = CliRunner()
 AA, EPOCH = "artificial-analysis", "epoch-benchmarks"
@@ -19,7 +20,8 @@ ORDER_KEYS = ("tier", "who ran it", "observation date")
 
 @pytest.fixture(scope="module")
 def con(real_warehouse: Path):
-    c = duckdb.connect(str(real_warehouse), read_only=True)
+    # opened as evalhouse opens it, so the CLI run in this process shares its DuckDB instance
+    c = duckdb.connect(str(real_warehouse), read_only=True, config=duckdb_config())
     yield c
     c.close()
 

@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
+from evalhouse.config import duckdb_config
 
 runner = CliRunner()
 EPOCH, AA, HELM = "epoch-benchmarks", "artificial-analysis", "eee-helm-classic"
@@ -30,7 +31,8 @@ def corpus(real_warehouse: Path, shared: Path, tmp_path_factory: pytest.TempPath
 
 @pytest.fixture(scope="module")
 def con(corpus: Path):
-    c = duckdb.connect(str(corpus), read_only=True)
+    # opened as evalhouse opens it, so the CLI run in this process shares its DuckDB instance
+    c = duckdb.connect(str(corpus), read_only=True, config=duckdb_config())
     yield c
     c.close()
 

@@ -17,6 +17,7 @@ import duckdb
 import pandas as pd
 
 from evalhouse.common.resources import read_sql
+from evalhouse.config import duckdb_config
 from evalhouse.errors import InputError
 
 TABLES = ("item", "checkpoint", "item_response")
@@ -58,7 +59,7 @@ class DuckDBEngine:
 
     @classmethod
     def over_parquet(cls, root: Path) -> DuckDBEngine:
-        con = duckdb.connect()
+        con = duckdb.connect(config=duckdb_config())
         for table in TABLES:
             files = sorted((Path(root) / table).rglob("*.parquet"))
             if not files:

@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 
 from evalhouse.common.resources import read_sql
+from evalhouse.config import duckdb_config
 from evalhouse.warehouse.snapshot.manifest import SnapshotError
 from evalhouse.warehouse.snapshot.reader import relation_sql, scalar
 from evalhouse.warehouse.snapshot.verify import require_verified
@@ -283,7 +284,7 @@ def diff_snapshots(a: str | os.PathLike[str], b: str | os.PathLike[str], *, limi
     for root, manifest in zip(roots, manifests, strict=True):
         if "v_scores_canonical" not in manifest["tables"]:
             raise SnapshotError(f"{root} has no v_scores_canonical, so it has no cells to compare")
-    con = duckdb.connect()
+    con = duckdb.connect(config=duckdb_config())
     try:
         con.execute("SET enable_progress_bar = false")  # it would print into --json output
         _attach(con, roots, manifests)

@@ -34,6 +34,7 @@ from evalhouse.common import progress
 from evalhouse.common.naming import NAME_MAX_BYTES, bounded_name
 from evalhouse.common.resources import read_sql
 from evalhouse.common.staging import staged_folder
+from evalhouse.config import duckdb_config
 from evalhouse.curation.registry import load_registry
 from evalhouse.version import __version__
 from evalhouse.warehouse.db import Warehouse, views
@@ -459,7 +460,7 @@ def create_snapshot(  # noqa: PLR0913 - the options after the store are keyword-
                     _write_relation(con, rel, staging)
             eee = _export_eee(wh, staging, store, tree=eee_tree)
             facts = warehouse_facts(wh)
-        scratch = duckdb.connect()
+        scratch = duckdb.connect(config=duckdb_config())
         try:
             with _WriterSettings(scratch):
                 _materialise_views(scratch, staging, rels)

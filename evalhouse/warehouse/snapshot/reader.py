@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from evalhouse.config import duckdb_config
 from evalhouse.warehouse.db import views
 from evalhouse.warehouse.snapshot.manifest import SnapshotError, identifier, safe_relpath, sql_type
 from evalhouse.warehouse.snapshot.verify import linked, load_manifest, require_verified
@@ -98,7 +99,7 @@ def _create_views(con: duckdb.DuckDBPyConnection, root: Path, manifest: dict[str
 
 
 def _build_catalog(catalog: Path, root: Path, manifest: dict[str, Any]) -> None:
-    con = duckdb.connect(str(catalog))
+    con = duckdb.connect(str(catalog), config=duckdb_config())
     try:
         for name, entry in manifest["tables"].items():
             if entry["kind"] == "table":
@@ -132,7 +133,7 @@ def open_snapshot(
         catalog = tmp / "snapshot.duckdb"
         _build_catalog(catalog, root, manifest)
         # Once open, the catalog is in memory and the file can go (the descriptor keeps it).
-        return duckdb.connect(str(catalog), read_only=True)
+        return duckdb.connect(str(catalog), read_only=True, config=duckdb_config())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -4,9 +4,11 @@ On a machine whose cores are busy the whole run, wall time per test says little:
 waits on a deadline costs wall time but no CPU, and three workers share two cores. With
 ``EVALHOUSE_TEST_CPU=<file>`` set, every test appends one JSON line to the file: its id, the CPU
 its worker used while it ran (all threads: DuckDB's, a loopback server's), the CPU of the child
-processes reaped meanwhile (the CLI runs a test starts) and its wall time. A child reaped later
+processes reaped meanwhile (the CLI runs a test starts), its wall time, its worker and when it
+ended. A child reaped later
 than the test that started it (a pool a fixture keeps) is counted where it is reaped, so a
-module's total is the steadier figure. ``python tests/cpu_account.py <file>`` sums them by module.
+module's total is the steadier figure. ``python tests/cpu_account.py <file>`` sums them by module
+and says how long the run's tail was: the time from the first worker's last test to the last's.
 """
 
 from __future__ import annotations
@@ -39,7 +41,14 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     start = time.monotonic()
     yield
     own2, children2 = _cpu()
-    line = {"id": item.nodeid, "cpu": own2 - own, "children": children2 - children, "wall": time.monotonic() - start}
+    line = {
+        "id": item.nodeid,
+        "cpu": own2 - own,
+        "children": children2 - children,
+        "wall": time.monotonic() - start,
+        "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+        "end": time.time(),
+    }
     with open(out, "a", encoding="utf-8") as fh:  # one short line per write: workers append side by side
         fh.write(json.dumps(line) + "\n")
 
@@ -67,6 +76,15 @@ def summary(path: Path, top: int = 25) -> str:
         f"{'CPU s':>8} {'wall s':>8} {'tests':>6}  module",
     ]
     lines += [f"{v:8.1f} {wall[m]:8.1f} {tests[m]:6d}  {m}" for m, v in cpu.most_common(top)]
+    ends: dict[str, float] = {}
+    for r in rows:
+        if "end" in r:
+            ends[r["worker"]] = max(ends.get(r["worker"], 0.0), r["end"])
+    if len(ends) > 1:
+        first, last = min(ends.values()), max(ends.values())
+        lines.append(
+            f"the run's tail: {last - first:,.0f} s from the first of {len(ends)} workers' last test to the last's"
+        )
     if unreadable:
         lines.append(f"{unreadable} line(s) of {path} could not be read (a worker cut short?) and are not counted")
     return "\n".join(lines)

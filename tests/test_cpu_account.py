@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from cpu_account import ENV, summary
@@ -37,6 +38,8 @@ def test_each_test_leaves_one_line_with_its_cpu(tmp_path: Path) -> None:
     assert set(lines) == {"test_busy", "test_idle"}
     assert lines["test_busy"]["cpu"] >= 0.25 and lines["test_busy"]["wall"] >= 0.25  # ran 0.3 s on the CPU
     assert lines["test_idle"]["cpu"] < 0.15 and lines["test_idle"]["wall"] >= 0.25  # waited, used none
+    assert lines["test_busy"]["worker"] == "main"  # no xdist here
+    assert lines["test_busy"]["end"] <= lines["test_idle"]["end"] <= time.time()  # in the order they ran
 
 
 def test_the_summary_adds_up_by_module(tmp_path: Path) -> None:
@@ -53,3 +56,19 @@ def test_the_summary_adds_up_by_module(tmp_path: Path) -> None:
     assert body[0].split() == ["4.0", "5.0", "2", "tests/a/test_x.py"]  # the most CPU first
     assert body[1].split() == ["0.5", "9.0", "1", "tests/test_y.py"]
     assert body[-1].startswith("1 line(s) of") and "not counted" in body[-1]  # the cut line is said, not summed
+
+
+def test_the_summary_says_how_long_the_runs_tail_was(tmp_path: Path) -> None:
+    """The tail: from the first worker's last test to the last worker's, when the cores were not
+    all busy. Lines without a worker (an older file) are summed but give no tail."""
+    rows = [
+        {"id": "tests/test_a.py::t1", "cpu": 1.0, "children": 0.0, "wall": 1.0, "worker": "gw0", "end": 100.0},
+        {"id": "tests/test_a.py::t2", "cpu": 1.0, "children": 0.0, "wall": 1.0, "worker": "gw0", "end": 130.0},
+        {"id": "tests/test_b.py::t3", "cpu": 1.0, "children": 0.0, "wall": 1.0, "worker": "gw1", "end": 172.5},
+        {"id": "tests/test_c.py::t4", "cpu": 1.0, "children": 0.0, "wall": 1.0},
+    ]
+    path = tmp_path / "cpu.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    text = summary(path)
+    assert "4 tests used 4 CPU s" in text
+    assert text.splitlines()[-1] == "the run's tail: 42 s from the first of 2 workers' last test to the last's"

@@ -27,7 +27,8 @@ def test_each_test_leaves_one_line_with_its_cpu(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     out = tmp_path / "cpu.jsonl"
-    env = {**os.environ, ENV: str(out), "PYTHONPATH": str(REPO / "tests")}
+    inherited = {k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_WORKER"}  # as a run without xdist
+    env = {**inherited, ENV: str(out), "PYTHONPATH": str(REPO / "tests")}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "cpu_account",
          str(tmp_path / "test_probe.py")],

@@ -78,6 +78,8 @@ def render() -> str:
         rows = _option_rows(cmd, ctx)
         if rows:
             parts.append("\n| name | kind | what it does |\n|---|---|---|\n" + "\n".join(rows) + "\n")
+        if getattr(cmd, "epilog", None):
+            parts.append("\n" + cmd.epilog.strip() + "\n")
     # defaults inside the checkout are written relative to it, so every clone renders the same text
     return "".join(parts).replace(f"{REPO}/", "").replace(f"{REPO.parent}/", "../")
 

@@ -60,6 +60,11 @@ def _new_app() -> typer.Typer:
             "'evalhouse refresh' (or 'make run'), look with 'evalhouse stats', trace a number with "
             "'evalhouse audit', freeze with 'evalhouse snapshot create'."
         ),
+        epilog=(
+            "One process's resources: $EVALHOUSE_MEMORY_LIMIT bounds DuckDB's memory (e.g. 512MB) and"
+            " $EVALHOUSE_THREADS the threads a query runs on (e.g. 1, where jobs run side by side);"
+            " see docs/operations.md."
+        ),
         no_args_is_help=True,
         rich_markup_mode="rich",
         pretty_exceptions_enable=False,

@@ -56,8 +56,10 @@ def pytest_report_header() -> str:
 
 
 #: The modules that keep one worker busy for a minute or more (worker seconds of one CI-profile run,
-#: 2026-12-05), collected first: ``--dist loadfile`` hands modules out in collection order, so one of
-#: these taken by the last free worker would run alone at the end of the run.
+#: 2026-12-05), collected first. pytest-xdist then hands modules out by their number of tests, most
+#: first, so this order only settles modules of equal size. Handing them out in this order instead
+#: (``--no-loadscope-reorder``) shortened the run's tail but cost more CPU than it saved
+#: (docs/development.md).
 LONG_MODULES = (
     "tests/faults/test_http_faults.py",  # 376 s
     "tests/cli/test_factor_commands.py",  # 165 s

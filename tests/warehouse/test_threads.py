@@ -7,7 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from evalhouse.cli import app
 from evalhouse.config import ENV_THREADS
 from evalhouse.errors import InputError
 from evalhouse.warehouse.db import Warehouse
@@ -45,6 +47,14 @@ def test_a_malformed_bound_is_a_clear_error(tmp_path: Path, monkeypatch, value: 
     with pytest.raises(InputError, match=f"EVALHOUSE_THREADS='{value}' is not a number of threads"):
         Warehouse.open(tmp_path / "w.duckdb")
     assert not (tmp_path / "w.duckdb").exists()  # refused before anything was written
+
+
+def test_the_cli_refuses_a_malformed_bound_with_exit_2_and_writes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    result = CliRunner().invoke(app, ["--db", str(db), "migrate"], env={ENV_THREADS: "zero"})
+    assert result.exit_code == 2  # bad input
+    assert "$EVALHOUSE_THREADS='zero' is not a number of threads" in result.output
+    assert not db.exists()
 
 
 def test_the_suites_workers_run_one_thread_each(tmp_path: Path) -> None:

@@ -94,12 +94,37 @@ def content_sha256(x: Any) -> str:
     if isinstance(x, pd.DataFrame):
         h.update(json.dumps([[str(c), str(t)] for c, t in x.dtypes.items()]).encode())
         h.update(json.dumps([str(x.index.name), str(x.index.dtype), len(x)]).encode())
-        h.update(pd.util.hash_pandas_object(x, index=True).to_numpy().tobytes())
+        h.update(pd.util.hash_pandas_object(_hashable(x), index=True).to_numpy().tobytes())
         return h.hexdigest()
     arr = np.ascontiguousarray(np.asarray(x))
     h.update(f"{arr.dtype.str}{arr.shape}".encode())
     h.update(arr.tobytes() if arr.dtype != object else json.dumps(arr.tolist(), default=str).encode())
     return h.hexdigest()
+
+
+_CONTAINERS = (list, tuple, dict, np.ndarray)
+
+
+def _is_container(value: Any) -> bool:
+    return isinstance(value, _CONTAINERS)
+
+
+def _container_text(value: Any) -> Any:
+    if isinstance(value, _CONTAINERS):  # marked, so that no text value can stand for it
+        return "\0container:" + json.dumps(to_jsonable(value), sort_keys=True)
+    return value
+
+
+def _hashable(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with every cell that holds a list, tuple, dict or array as its JSON text (pandas
+    hashes scalars only); a frame without such cells is returned as it is."""
+    held = [c for c, t in frame.dtypes.items() if pd.api.types.is_object_dtype(t) and frame[c].map(_is_container).any()]
+    if not held:
+        return frame
+    out = frame.copy()
+    for c in held:
+        out[c] = frame[c].map(_container_text)
+    return out
 
 
 def fit_key(name: str, inputs: Sequence[Any], settings: Mapping[str, Any]) -> str:

@@ -724,6 +724,13 @@ def _print_eci(r: dict[str, Any], top: int) -> None:
         out.print(cmp)
     if r.get("sensitivity"):
         _print_sensitivity(r["sensitivity"])
+    kept = extra.get("kept_fit")
+    if kept:
+        out.print(
+            f"the fit was read back: these cells, settings and code were fitted at {kept['fitted_at']} "
+            f"(in {kept['fit_s']:.0f} s); EVALHOUSE_KEEP_FITS=0 fits again",
+            highlight=False,
+        )
 
 
 def _print_apart(apart: list[dict[str, Any]]) -> None:

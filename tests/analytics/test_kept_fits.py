@@ -164,3 +164,16 @@ def test_content_hash_sees_every_dtype() -> None:
     flipped = meta.astype({"name": "category"})
     assert content_sha256(flipped) != content_sha256(meta)  # a dtype is part of the content
     assert content_sha256(np.arange(3.0)) != content_sha256(np.arange(3))
+
+
+def test_content_hash_reads_cells_that_hold_lists_or_arrays() -> None:
+    """A frame whose cells hold arrays (the hub's list of source names per configuration) is hashed
+    by their contents; pandas alone cannot hash such a cell."""
+    frame = pd.DataFrame({"group": ["a", "b"], "names": [np.array(["x", "y"]), np.array(["z"])]})
+    assert content_sha256(frame) == content_sha256(frame.copy())
+    other = frame.copy()
+    other.at[1, "names"] = np.array(["w"])
+    assert content_sha256(other) != content_sha256(frame)
+    as_text = frame.assign(names=['["x", "y"]', '["z"]'])  # text that reads like the array is not the array
+    assert content_sha256(as_text) != content_sha256(frame)
+    assert content_sha256(frame.assign(names=[["x", "y"], None])) != content_sha256(frame)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -423,6 +424,25 @@ def test_analyze_equate_records_a_run_pinned_to_the_file(long_csv: Path, tmp_pat
     (pin,) = query(db, "SELECT snapshot_id FROM analysis_run WHERE analysis_id = ?", [out["analysis_id"]])[0]
     assert pin == out["pin"] and pin.startswith("file-sha256:")
     assert query(db, "SELECT count(*) FROM analysis_theta WHERE analysis_id = ?", [out["analysis_id"]])[0][0] == 41
+
+
+def test_eci_reads_a_kept_fit_back_and_says_so(real_warehouse: Path, tmp_path: Path, monkeypatch) -> None:
+    """The same cells, settings and code are fitted once: a second `analyze eci` reads the index back
+    from the cache folder, prints the same tables, and says it was read back."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("EVALHOUSE_CACHE_DIR", str(cache))  # an empty cache: nothing is kept yet
+    args = ("--db", real_warehouse, "analyze", "eci", "--no-record", "--no-compare", "--bootstrap", "0")
+    first, again = run(*args), run(*args)
+    assert first.exit_code == 0 and again.exit_code == 0, first.output + again.output
+    kept = [p.stem for p in (cache / "fits" / "capabilities_index").glob("*.pkl")]
+    assert len(kept) == 1  # one fit, kept under its key
+    assert "read back" not in said(first)
+    assert "the fit was read back" in said(again) and "EVALHOUSE_KEEP_FITS=0" in said(again)
+    # the same index, to the last printed digit
+    assert re.sub(r" the fit was read back: .*? fits again", "", said(again)) == said(first)
+    other = run(*args[:-1], "1")  # another setting is another fit
+    assert other.exit_code == 0 and "read back" not in said(other)
+    assert len(list((cache / "fits" / "capabilities_index").glob("*.pkl"))) == 2
 
 
 def test_eci_sensitivity_is_printed_on_the_hub(real_warehouse: Path) -> None:

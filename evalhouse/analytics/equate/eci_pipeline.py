@@ -23,6 +23,7 @@ from evalhouse.analytics.equate.eci import CapabilitiesIndex
 from evalhouse.analytics.equate.eci_data import EciCells, hub_cells, prepare, registry
 from evalhouse.analytics.equate.eci_sensitivity import sensitivity as sensitivity_report
 from evalhouse.analytics.equate.eci_sensitivity import time_slopes
+from evalhouse.analytics.kept_fits import kept_fit
 from evalhouse.common import progress
 from evalhouse.errors import InputError
 
@@ -111,6 +112,29 @@ def _apart_rows(cells: EciCells, fit: CapabilitiesIndex) -> list[dict[str, Any]]
     return sorted(rows, key=lambda r: (r["eci_placed"] is None, -(r["eci_placed"] or 0.0)))
 
 
+def _fit_and_compare(
+    long: pd.DataFrame, main: EciCells, params: dict[str, Any], n_bootstrap: int, compare: bool
+) -> tuple[CapabilitiesIndex, list[dict[str, Any]]]:
+    """The main fit and, with ``compare``, the held-out RMSE of every variant: a pure function of the cells."""
+    fit = fit_index(main, n_bootstrap=n_bootstrap, **params)
+    comparison: list[dict[str, Any]] = []
+    if not compare:
+        return fit, comparison
+    with progress.task("ECI: held-out comparison", total=len(VARIANTS)) as step:
+        for label, variant, grouping in VARIANTS:
+            step.note(label)
+            if (variant, grouping) == (params["objective"], "configuration") and params["penalty"] is None:
+                rmse, n_cells = fit.heldout_rmse_, len(main.cells)
+            else:
+                cells = main if grouping == "configuration" else prepare(long, grouping=grouping)
+                other = fit_index(cells, objective=variant, n_bootstrap=0, random_state=params["random_state"])
+                rmse, n_cells = other.heldout_rmse_, len(cells.cells)
+            comparison.append({"variant": label, "objective": variant, "grouping": grouping})
+            comparison[-1] |= {"heldout_rmse": rmse, "n_cells": n_cells}
+            step.advance()
+    return fit, comparison
+
+
 def capabilities_index(  # noqa: PLR0913 - keyword-only settings of one run
     con: duckdb.DuckDBPyConnection,
     *,
@@ -128,21 +152,10 @@ def capabilities_index(  # noqa: PLR0913 - keyword-only settings of one run
     long = hub_cells(con, source)
     main = prepare(long, grouping="configuration")
     params: dict[str, Any] = {"objective": objective, "penalty": penalty, "random_state": random_state}
-    fit = fit_index(main, n_bootstrap=n_bootstrap, **params)
-    comparison = []
-    if compare:
-        with progress.task("ECI: held-out comparison", total=len(VARIANTS)) as step:
-            for label, variant, grouping in VARIANTS:
-                step.note(label)
-                if (variant, grouping) == (objective, "configuration") and penalty is None:
-                    rmse, n_cells = fit.heldout_rmse_, len(main.cells)
-                else:
-                    cells = main if grouping == "configuration" else prepare(long, grouping=grouping)
-                    other = fit_index(cells, objective=variant, n_bootstrap=0, random_state=random_state)
-                    rmse, n_cells = other.heldout_rmse_, len(cells.cells)
-                comparison.append({"variant": label, "objective": variant, "grouping": grouping})
-                comparison[-1] |= {"heldout_rmse": rmse, "n_cells": n_cells}
-                step.advance()
+    settings = {**params, "n_bootstrap": n_bootstrap, "compare": compare}
+    (fit, comparison), kept = kept_fit(
+        "capabilities_index", [long], settings, lambda: _fit_and_compare(long, main, params, n_bootstrap, compare)
+    )
     models = _model_rows(main, fit)
     n_models = main.cells.groupby("benchmark")["group"].nunique()
     benchmarks = [
@@ -170,7 +183,8 @@ def capabilities_index(  # noqa: PLR0913 - keyword-only settings of one run
             "penalty": fit.penalty_,
             "alpha_penalty": fit.alpha_penalty_,
             "comparison": comparison,
-        },
+        }
+        | ({"kept_fit": kept.as_dict()} if kept else {}),
     )
     results = {
         "eci": [

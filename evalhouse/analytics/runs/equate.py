@@ -69,4 +69,6 @@ def eci(*, db: Path, snapshot: Path | None = None, record_into: Path | None = No
     extra["alpha_penalty"] = run.fit.alpha_penalty_
     extra["anchor_position"] = run.fit.anchor_position_
     extra |= {"dropped": run.cells.dropped, "pin": run.record.snapshot_id}
+    if "kept_fit" in run.record.diagnostics:  # the same cells, settings and code were fitted before
+        extra["kept_fit"] = run.record.diagnostics["kept_fit"]
     return Outcome(run.payload, analysis_id=analysis_id, recorded_in=where, extra=extra, exact=True)

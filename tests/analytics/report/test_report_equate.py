@@ -2,37 +2,20 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import duckdb
-import pytest
 
 from evalhouse.analytics.report.equate import TITLE, section
 from evalhouse.analytics.runs import report
-from evalhouse.ingest.pinned import epoch_zip
-from evalhouse.pipeline.ingest_file import ingest_file
 from evalhouse.warehouse.db import Warehouse
-from evalhouse.warehouse.raw.store import RawStore
 
 
-@pytest.fixture(scope="module")
-def loaded_db(tmp_path_factory, epoch_dir: Path, aa_csv: Path) -> Path:
-    root = tmp_path_factory.mktemp("report")
-    path = root / "w.duckdb"
-    zip_path = root / "benchmark_data.zip"
-    zip_path.write_bytes(epoch_zip(epoch_dir))
-    with Warehouse.open(path) as wh:
-        store = RawStore(root / "raw")
-        assert ingest_file(wh, store, "epoch-benchmarks", str(zip_path)).status in ("completed", "partial")
-        assert ingest_file(wh, store, "artificial-analysis", str(aa_csv)).status == "completed"
-    return path
-
-
-def test_section_on_a_loaded_warehouse_carries_its_fits(loaded_db: Path) -> None:
-    with Warehouse.open(loaded_db, read_only=True) as wh:
+def test_section_on_a_loaded_warehouse_carries_its_fits(real_warehouse: Path) -> None:
+    with Warehouse.open(real_warehouse, read_only=True) as wh:
+        before = wh.con.execute("SELECT count(*) FROM analysis_run").fetchone()[0]
         s = section(wh.con)
-        runs = wh.con.execute("SELECT count(*) FROM analysis_run").fetchone()[0]
+        runs = wh.con.execute("SELECT count(*) FROM analysis_run").fetchone()[0] - before
     assert s.title == TITLE and s.status == "ok"
     html = "\n".join(s.blocks)
     assert sum("<img" in b for b in s.blocks) == 3  # theta by release date, curves, theta vs ECI
@@ -43,9 +26,10 @@ def test_section_on_a_loaded_warehouse_carries_its_fits(loaded_db: Path) -> None
     assert runs == 0  # a section never writes: the run layer records
 
 
-def test_report_records_every_fit_at_the_end(loaded_db: Path, tmp_path: Path) -> None:
-    db = tmp_path / "copy.duckdb"
-    shutil.copy(loaded_db, db)
+def test_report_records_every_fit_at_the_end(real_warehouse: Path, tmp_path: Path) -> None:
+    from realwarehouse import copy_warehouse
+
+    db = copy_warehouse(real_warehouse, tmp_path)
     outcome = report(tmp_path / "r.html", db=db, record_into=db)
     assert (tmp_path / "r.html").stat().st_size == outcome.payload["bytes"]
     con = duckdb.connect(str(db), read_only=True)

@@ -49,20 +49,20 @@ mirror: $(CORE) ## build a replay mirror in build/mirror from ../shared, for off
 
 test: $(FULL) ## the whole suite on every core, CI profile (reads ../shared when present; installs Chromium)
 	@scripts/ensure-chromium
-	@start=$$(date +%s); $(PYTEST) -n $(WORKERS) --dist loadfile $(PYTEST_ARGS); status=$$?; \
+	@start=$$(date +%s); $(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS); status=$$?; \
 	echo "make test: $$(( $$(date +%s) - start )) s wall"; exit $$status
 
 test-fast: $(FULL) ## the edit loop: everything but the fault suite and the slow reproductions
-	$(PYTEST) -n $(WORKERS) --dist loadfile -m "not slow and not faults" $(PYTEST_ARGS)
+	$(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder -m "not slow and not faults" $(PYTEST_ARGS)
 
 test-cpu: $(FULL) ## the whole suite, then the CPU each test module used (where the suite's time goes)
 	@scripts/ensure-chromium
-	@out=$$(mktemp); EVALHOUSE_TEST_CPU=$$out $(PYTEST) -n $(WORKERS) --dist loadfile $(PYTEST_ARGS); status=$$?; \
+	@out=$$(mktemp); EVALHOUSE_TEST_CPU=$$out $(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS); status=$$?; \
 	$(BIN)/python tests/cpu_account.py $$out; rm -f $$out; exit $$status
 
 test-thorough: $(FULL) ## the whole suite with every Hypothesis example and kill -9 trial it was designed with
 	@scripts/ensure-chromium
-	EVALHOUSE_TEST_PROFILE=thorough $(PYTEST) -n $(WORKERS) --dist loadfile $(PYTEST_ARGS)
+	EVALHOUSE_TEST_PROFILE=thorough $(PYTEST) -n $(WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 lint: $(FULL) ## ruff check and format check
 	$(BIN)/ruff check .

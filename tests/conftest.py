@@ -6,6 +6,7 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,29 +56,33 @@ def pytest_report_header() -> str:
     return describe()
 
 
-#: The modules that keep one worker busy for a minute or more (worker seconds of one CI-profile run,
-#: 2026-12-05), collected first. pytest-xdist then hands modules out by their number of tests, most
-#: first, so this order only settles modules of equal size. Handing them out in this order instead
-#: (``--no-loadscope-reorder``) shortened the run's tail but cost more CPU than it saved
-#: (docs/development.md).
-LONG_MODULES = (
-    "tests/faults/test_http_faults.py",  # 376 s
-    "tests/cli/test_factor_commands.py",  # 165 s
-    "tests/faults/test_hostile_output_round2.py",  # 124 s
-    "tests/test_public_api.py",  # 112 s
-    "tests/site/test_site_browser.py",  # 104 s
-    "tests/faults/test_crash.py",  # 103 s
-    "tests/pipeline/test_legacy_eee.py",  # 96 s
-    "tests/faults/test_fuzz.py",  # 84 s
-    "tests/analytics/reproduce/test_paper004.py",  # 76 s
-    "tests/faults/test_concurrency.py",  # 61 s
+#: Modules that run long for their number of tests (worker seconds of one CI-profile run, 2026-12-05).
+#: pytest-xdist hands modules out by their number of tests, most first, so these would start last
+#: and keep one worker busy after the others are done (test_crash's two tests alone made a 76 s
+#: tail). The Makefile passes ``--no-loadscope-reorder``: modules go out in collection order, which
+#: is these first (the fault matrix, the longest, at the head), then every other module in
+#: xdist's own order, most tests first (docs/development.md, "The order modules run in").
+FIRST_MODULES = (
+    "tests/faults/test_http_faults.py",  # 349 s, 26 tests (waits on loopback timeouts, not the CPU)
+    "tests/faults/test_crash.py",  # 98 s, 2 tests
+    "tests/items/test_items_audit.py",  # 68 s, 10 tests (Spark)
+    "tests/cli/test_processes.py",  # 63 s, 6 tests
+    "tests/faults/test_concurrency.py",  # 62 s, 3 tests
+    "tests/ingest/test_leaderboard_sources.py",  # 38 s, 5 tests
+    "tests/analytics/report/test_report_equate.py",  # 35 s, 4 tests
 )
 
 
+def _module(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The long modules first, in the order above; every other test keeps its place (a stable sort)."""
-    rank = {name: i for i, name in enumerate(LONG_MODULES)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    """:data:`FIRST_MODULES` first, in that order; then the other modules, most tests first (a
+    stable sort: a module's tests stay together and in their order)."""
+    rank = {name: i for i, name in enumerate(FIRST_MODULES)}
+    counts = Counter(_module(item) for item in items)
+    items.sort(key=lambda item: (rank.get(_module(item), len(rank)), -counts[_module(item)]))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -2,8 +2,10 @@
 
 ``EVALHOUSE_TEST_PROFILE=ci`` (the default: what ``make test`` and CI run) runs a tenth of the
 Hypothesis examples and kill -9 trials the suite was designed with, never fewer than a floor per
-test; ``thorough`` (``make test-thorough``) runs them all. Every test still runs under both: the
-profile changes how many inputs a property is tried on, never which properties are checked.
+test; ``thorough`` (``make test-thorough``) runs them all. Paper 002's whole-grid tests sweep
+smaller ranks and fewer trees under ``ci`` (tests/cli/test_factor_commands.py). Every test still
+runs under both: the profile changes how many inputs a property is tried on, never which
+properties are checked.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import typer
+from sizes import PROFILE
 from typer.testing import CliRunner
 
 from evalhouse.cli import analytics, app
@@ -389,9 +390,12 @@ def test_efa_singular_matrix_retries_from_a_unity_diagonal(tmp_path: Path) -> No
     assert ran.exit_code == 2 and "singular" in ran.output and "--method minres" in ran.output
 
 
-# Paper 002's whole grid, with small sweeps so the suite stays quick: ranks and k 1..3, 10 trees.
-WHOLE_GRID = ["--densifiers", "raw,R,C,S", "--imputers", "all", "--max-rank", "3", "--max-neighbors", "3",
-              "--trees", "10", "--n-simulations", "20"]  # fmt: skip
+# Paper 002's whole grid (every densifier x every imputer), with sweeps sized by the test profile so
+# the suite stays quick: ranks and k 1..2 and 5 trees under ci, 1..3 and 10 trees under thorough
+# (tests/sizes.py). The cells and what is checked of them are the same under both.
+RANK, NEIGHBORS, TREES = (3, 3, 10) if PROFILE == "thorough" else (2, 2, 5)
+WHOLE_GRID = ["--densifiers", "raw,R,C,S", "--imputers", "all", "--max-rank", str(RANK), "--max-neighbors",
+              str(NEIGHBORS), "--trees", str(TREES), "--n-simulations", "20"]  # fmt: skip
 IMPUTERS = {"softimpute", "knn", "missforest", "corr_zero", "corr_mean", "corr_softimpute", "osmc", "usvt"}
 
 
@@ -405,7 +409,7 @@ def _check_whole_grid(payload: dict[str, Any]) -> None:
         if c["factored"]:
             assert c["heldout_r2"] >= 0.2 and 0 <= c["omega_h"] <= 1
     assert any(c["factored"] for c in cells)
-    assert payload["params"]["max_rank"] == 3 and payload["params"]["trees"] == [10]
+    assert payload["params"]["max_rank"] == RANK and payload["params"]["trees"] == [TREES]
 
 
 @pytest.mark.slow  # ~2 min on a shared 2-core machine: 32 cells

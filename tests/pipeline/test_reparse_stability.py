@@ -8,13 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from httpserver import serve
 from typer.testing import CliRunner
 
 from evalhouse.cli import app
-from evalhouse.ingest.http import HttpClient
-from evalhouse.ingest.pinned import mirror_from_shared
-from evalhouse.pipeline import refresh as R
 from evalhouse.pipeline.reparse import reparse
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
@@ -27,18 +23,15 @@ RUN_COLUMNS = {"run_id", "loaded_at"}
 
 
 @pytest.fixture(scope="module")
-def states(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+def states(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A copy of the session's warehouse (both pinned sources through the real refresh over
+    loopback), snapshotted, both sources reparsed from their stored bytes, snapshotted again."""
+    from realwarehouse import copy_warehouse
+
     root = tmp_path_factory.mktemp("reparse")
-    mirror_from_shared(shared, root / "mirror" / "m")
-    db = root / "w.duckdb"
-    store = RawStore(root / "w.raw")
-    with Warehouse.open(db) as wh, serve(static_dir=root / "mirror") as srv:
-        R.refresh(
-            wh,
-            store,
-            None,
-            R.RefreshOptions(mirror=f"{srv.url}/m", client_factory=lambda m: HttpClient(mirror=m, trust_env=False)),
-        )
+    db = copy_warehouse(real_warehouse, root)
+    store = RawStore(db.with_suffix(".raw"))
+    with Warehouse.open(db) as wh:
         before = dict(wh.con.execute("SELECT score_id, fingerprint FROM score").fetchall())
         create_snapshot(wh, root / "before", store, name="before")
         results = [reparse(wh, store, key) for key in ("epoch-benchmarks", "artificial-analysis")]

@@ -163,6 +163,18 @@ def real_warehouse(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 
 @pytest.fixture(scope="session")
+def real_warehouse_with_legacy(real_warehouse: Path, shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:func:`real_warehouse` with the legacy EEE datastore imported beside it by the real command,
+    built once per test run (read it; copy it to write)."""
+    from realwarehouse import copy_warehouse, import_legacy
+
+    def build(folder: Path) -> Path:
+        return import_legacy(shared, copy_warehouse(real_warehouse, folder))
+
+    return built_once(tmp_path_factory, "real-warehouse-legacy", build)
+
+
+@pytest.fixture(scope="session")
 def real_snapshot(real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A snapshot of a copy of :func:`real_warehouse` (creating one records it in the warehouse),
     created once per test run and read by every worker."""

@@ -110,18 +110,16 @@ def test_curate_benchmark_links_lists_each_link_and_its_check() -> None:
 
 
 @pytest.fixture(scope="module")
-def corpus(real_warehouse: Path, shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def corpus(real_warehouse_with_legacy: Path, shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from realwarehouse import copy_warehouse
 
-    from evalhouse.pipeline.import_eee import import_tree
     from evalhouse.pipeline.ingest_file import ingest_file
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.raw.store import RawStore
 
-    db = copy_warehouse(real_warehouse, tmp_path_factory.mktemp("corpus"))
+    db = copy_warehouse(real_warehouse_with_legacy, tmp_path_factory.mktemp("corpus"))
     store = RawStore(db.with_suffix(".raw"))
     with Warehouse.open(db) as wh:
-        import_tree(wh, shared / "datasets" / "eee-datastore-legacy", store)
         for card in sorted((shared / "formats" / "hf-model-cards").glob("*.README.md")):
             ingest_file(wh, store, "model-cards", str(card))
     return db

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from evalhouse.cli._common import console, db_path, emit_json, guard
+from evalhouse.cli._common import console, db_path, emit_json, guard, out
 
 RULES = (
     "\n\nInput: --snapshot DIR if given, else the live warehouse at --db opened read-only{csv}. "
@@ -96,3 +96,13 @@ def num(value: Any, digits: int = 3) -> str:
     if isinstance(value, int):
         return str(value)
     return f"{float(value):.{digits}f}"
+
+
+def print_kept(kept: dict[str, Any] | None, inputs: str) -> None:
+    """The line under a table whose fit was read back from the kept fits (``inputs``: what was fitted)."""
+    if kept:
+        out.print(
+            f"the fit was read back: these {inputs}, settings and code were fitted at {kept['fitted_at']} "
+            f"(in {kept['fit_s']:.0f} s); EVALHOUSE_KEEP_FITS=0 fits again",
+            highlight=False,
+        )

@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from evalhouse.cli._analysis import RecordFlag, num, run, target, with_rules
+from evalhouse.cli._analysis import RecordFlag, num, print_kept, run, target, with_rules
 from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, out
 
 EncoderOpt = Annotated[
@@ -724,13 +724,7 @@ def _print_eci(r: dict[str, Any], top: int) -> None:
         out.print(cmp)
     if r.get("sensitivity"):
         _print_sensitivity(r["sensitivity"])
-    kept = extra.get("kept_fit")
-    if kept:
-        out.print(
-            f"the fit was read back: these cells, settings and code were fitted at {kept['fitted_at']} "
-            f"(in {kept['fit_s']:.0f} s); EVALHOUSE_KEEP_FITS=0 fits again",
-            highlight=False,
-        )
+    print_kept(extra.get("kept_fit"), "cells")
 
 
 def _print_apart(apart: list[dict[str, Any]]) -> None:

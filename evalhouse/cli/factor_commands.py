@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from evalhouse.cli._analysis import RecordFlag, num, run, split, target, with_rules
+from evalhouse.cli._analysis import RecordFlag, num, print_kept, run, split, target, with_rules
 from evalhouse.cli._common import DbOption, JsonFlag, SnapshotOption, console, out
 
 _num = num
@@ -39,13 +39,7 @@ def _print_paper000(payload: dict[str, Any]) -> None:
     for q in payload["quantities"]:
         table.add_row(*_quantity_cells(q))
     out.print(table)
-    kept = payload.get("kept_fit")
-    if kept:
-        out.print(
-            f"the fit was read back: these rows, settings and code were fitted at {kept['fitted_at']} "
-            f"(in {kept['fit_s']:.0f} s); EVALHOUSE_KEEP_FITS=0 fits again",
-            highlight=False,
-        )
+    print_kept(payload.get("kept_fit"), "rows")
 
     loadings = Table(title="date-adjusted three-factor oblimin loadings (paper 000, Table 3): ours (paper)")
     rows = payload["loadings_date_adjusted"]

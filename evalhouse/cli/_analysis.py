@@ -7,8 +7,6 @@ hash or the file's sha256; it is recorded into the warehouse at ``--db`` (create
 unless ``--no-record``. Exit 0 ok, 1 a run or check failed or a reproduction is off, 2 bad input.
 """
 
-from __future__ import annotations
-
 import inspect
 import math
 from collections.abc import Callable

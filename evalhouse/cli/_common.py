@@ -12,8 +12,6 @@ them into a one-line message and the matching exit code, so no command prints a 
 an error evalhouse raised on purpose.
 """
 
-from __future__ import annotations
-
 import sys
 import time
 from collections.abc import Iterator
@@ -51,7 +49,7 @@ class LazyConsole:
         self.__dict__.update(_options=options, _console=None, _width=("keep", None))
 
     @property
-    def console(self) -> Console:
+    def console(self) -> "Console":
         if self._console is None:
             made = _safe_console_class()(**self._options)
             self.__dict__["_console"] = made
@@ -64,7 +62,7 @@ class LazyConsole:
         if self._console is not None:
             self._apply(self._console)
 
-    def _apply(self, made: Console) -> None:
+    def _apply(self, made: "Console") -> None:
         how, width = self._width
         if how == "set" and width is None:
             made._width = None  # back to the terminal's own width
@@ -78,7 +76,7 @@ class LazyConsole:
         setattr(self.console, name, value)
 
 
-def _safe_console_class() -> type[Console]:
+def _safe_console_class() -> type["Console"]:
     """rich's Console, writing the control characters of every string it is given as visible
     escapes (a value from the data can carry ``ESC [2J`` or an OSC sequence; rich itself only drops
     a few codes such as BEL). rich's own styling is not a string it is given, so it stays."""
@@ -135,7 +133,7 @@ def db_path(ctx: typer.Context, db: str | None = None) -> Path:
     return resolve_db_path((root.obj or {}).get("db"))
 
 
-def house(ctx: typer.Context, db: str | None = None) -> House:
+def house(ctx: typer.Context, db: str | None = None) -> "House":
     """The house of the warehouse :func:`db_path` names (nothing is opened until a call needs it)."""
     from evalhouse.app import House
 
@@ -276,7 +274,7 @@ class _BarReporter:
         self._bar: Progress | None = None
         self._open = 0
 
-    def begin(self, label: str, total: int | None) -> TaskID:
+    def begin(self, label: str, total: int | None) -> "TaskID":
         if self._bar is None:
             from rich.progress import (
                 BarColumn,

@@ -6,8 +6,6 @@ the groups and the HTML report that gathers both. Every command calls one
 :mod:`evalhouse.analytics.runs` function; the shared rules are in :mod:`evalhouse.cli._analysis`.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 

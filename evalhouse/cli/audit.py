@@ -1,7 +1,5 @@
 """Audit commands: trace a score or a model to its bytes, and verify the raw store."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any
 
 import typer

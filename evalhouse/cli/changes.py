@@ -1,7 +1,5 @@
 """``evalhouse changes``: what the last refresh (or every run since a moment) changed, per source."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any
 
 import typer

@@ -1,7 +1,5 @@
 """Curation commands: release dates, conflict policy, quarantine."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any
 
 import typer

@@ -5,8 +5,6 @@ Each parses its options, calls one :mod:`evalhouse.analytics.runs` function and 
 :mod:`evalhouse.cli._analysis`.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 

@@ -1,7 +1,5 @@
 """Ingest commands: sources, refresh, ingest, reparse, mirror export / from-shared."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -28,7 +26,7 @@ STATUS_STYLE = {
 }
 
 
-def _print_runs(results: list[RunResult], title: str = "refresh") -> None:
+def _print_runs(results: list["RunResult"], title: str = "refresh") -> None:
     from rich.table import Table
 
     table = Table(title=title)
@@ -220,7 +218,7 @@ def reparse(
     _report_run(result, json_out, title=f"reparse {source}")
 
 
-def _report_run(result: RunResult, json_out: bool, *, title: str) -> None:
+def _report_run(result: "RunResult", json_out: bool, *, title: str) -> None:
     """Print one source's run; exit 1 if it failed."""
     if json_out:
         emit_json(result.as_dict())

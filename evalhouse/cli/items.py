@@ -1,7 +1,5 @@
 """Item-level commands: ``simulate-panel`` and ``analyze items`` (paper 003's benchmark-item audit)."""
 
-from __future__ import annotations
-
 import math
 from pathlib import Path
 from typing import Annotated

@@ -1,7 +1,5 @@
 """Model identity commands."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

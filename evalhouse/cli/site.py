@@ -1,7 +1,5 @@
 """``evalhouse site``: the static explorer of a snapshot."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -5,8 +5,6 @@ verification (``verify``) or A ⊆ B with shared cells unchanged does not hold (
 input is not a usable snapshot (no manifest, unreadable, corrupted).
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -86,7 +84,7 @@ def create(
     _report_created(created, json_out)
 
 
-def _report_created(created: CreatedSnapshot, json_out: bool) -> None:
+def _report_created(created: "CreatedSnapshot", json_out: bool) -> None:
     m = created.manifest
     skipped = m["eee"]["skipped"]
     if json_out:
@@ -145,7 +143,7 @@ def verify(ctx: typer.Context, directory: SnapshotDir, expect_id: ExpectId = Non
         raise typer.Exit(1)
 
 
-def _table_lines(tables: list[TableDiff]) -> Table:
+def _table_lines(tables: list["TableDiff"]) -> Table:
     grid = Table(title="tables (by primary key; whole rows where there is none)")
     for col in ("table", "added", "removed", "changed", "changed columns"):
         grid.add_column(col, justify="left" if col in {"table", "changed columns"} else "right")
@@ -168,7 +166,7 @@ def _cell_line(prefix: str, cell: dict[str, Any]) -> str:
     return f"  {prefix} {where} = {cell['value']!r} {cell['unit']}"
 
 
-def _print_diff(result: SnapshotDiff) -> None:
+def _print_diff(result: "SnapshotDiff") -> None:
     out.print(f"A: {shown(result.a['snapshot_id'])} {result.a['name'] or ''} ({result.a['path']})")
     out.print(f"B: {shown(result.b['snapshot_id'])} {result.b['name'] or ''} ({result.b['path']})")
     changed = [t for t in result.tables if t.differs]

@@ -1,7 +1,5 @@
 """``evalhouse sql``: read-only queries on the live warehouse or a snapshot."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

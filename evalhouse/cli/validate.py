@@ -1,7 +1,5 @@
 """The validate command: run the great-expectations suites on demand and store their results."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -48,7 +46,7 @@ def validate(
         raise typer.Exit(1)
 
 
-def _print(summary: ValidationSummary) -> None:
+def _print(summary: "ValidationSummary") -> None:
     table = Table(title=f"validation {summary.validation_id}")
     for col in ("suite", "expectation", "level", "result"):
         table.add_column(col)

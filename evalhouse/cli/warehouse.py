@@ -1,7 +1,5 @@
 """Warehouse commands: migrate, stats, import-eee, export-eee."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 

@@ -51,7 +51,7 @@ def snapshot(db: Path, out: Path) -> Path:
 def import_legacy(shared: Path, db: Path) -> Path:
     """The legacy EEE datastore imported into ``db`` by the real command (``evalhouse import-eee
     --skip-validation``; exit 1 is its 160 HELM placeholders quarantined, the rest loaded)."""
-    from typer.testing import CliRunner
+    from clirunner import CliRunner
 
     from evalhouse.cli import app
 

@@ -142,13 +142,19 @@ def command_of(argv: list[str]) -> str | None:
     return None
 
 
+def modules_for(argv: list[str]) -> tuple[str, ...]:
+    """The command modules the console script builds for ``argv`` (without the program name):
+    the command's own, or all of them for help, no command or an unknown one."""
+    return COMMAND_MODULES.get(command_of(argv) or "", MODULES)
+
+
 def main() -> None:
     # pydantic looks for third-party plugins in every installed distribution's entry points when it
     # builds its first validator (~20 ms of each command); the command runs none (a value set in
     # the environment is kept)
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
-        build_app(COMMAND_MODULES.get(command_of(sys.argv[1:]) or "", MODULES))()
+        build_app(modules_for(sys.argv[1:]))()
     finally:
         _ending()
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clirunner import CliRunner
 from typer.main import get_command
-from typer.testing import CliRunner
 
 import evalhouse.app as api
 from evalhouse.analytics import runs

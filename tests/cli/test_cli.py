@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from typer.main import get_command
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 

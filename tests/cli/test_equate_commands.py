@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import typer
+from clirunner import CliRunner
 from synthetic import simulate_2pl
-from typer.testing import CliRunner
 
 from evalhouse.cli import _root, equate_commands
 from evalhouse.ingest.pinned import epoch_zip

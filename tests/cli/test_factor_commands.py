@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import typer
+from clirunner import CliRunner
 from sizes import PROFILE
-from typer.testing import CliRunner
 
 from evalhouse.cli import analytics, app
 from evalhouse.config import raw_store_path

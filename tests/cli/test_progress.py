@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.analytics.factor.grid import run_grid
 from evalhouse.cli import _common, app

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import duckdb
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.cli import app
 

@@ -7,7 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.cli import app
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.curation.benchmark_links import BenchmarkLinks, packaged_doc

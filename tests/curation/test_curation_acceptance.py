@@ -13,9 +13,9 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from model_pairs import aa_epoch_pairs
 from realwarehouse import copy_warehouse
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.warehouse import release_dates

@@ -229,7 +229,7 @@ def test_the_registry_travels_with_the_rules_and_its_version() -> None:
 def test_models_resolve_takes_the_evidence_a_source_states_and_shows_the_links() -> None:
     import json
 
-    from typer.testing import CliRunner
+    from clirunner import CliRunner
 
     from evalhouse.cli import app
 

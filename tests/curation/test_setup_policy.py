@@ -6,7 +6,7 @@ import copy
 import json
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.curation.cells import cell_of, setup_of

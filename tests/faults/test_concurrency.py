@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from eee_records import eee_record, write_tree
 from httpserver import serve
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.ingest.mirror import build_mirror

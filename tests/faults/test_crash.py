@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from httpserver import serve
 from sizes import trials
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.ingest.mirror import build_mirror

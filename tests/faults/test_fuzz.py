@@ -25,9 +25,9 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingest"))
 

@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from eee_records import eee_record, write_file, write_tree
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 

@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from eee_records import eee_record, write_tree
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.pipeline.import_eee import import_tree

@@ -24,9 +24,9 @@ from urllib.parse import quote, unquote
 
 import httpx
 import pytest
+from clirunner import CliRunner
 from faultserver import CRAWL_SETTINGS, DEADLINE, FAULTS, HTTP_POLICY, Context, Fault
 from httpserver import Reply, ScriptedServer, serve
-from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ingest"))
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from httpserver import Reply, serve
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.common.redaction import REDACTED, redact_stored, redact_url, url_secrets

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clirunner import CliRunner
 from eee_records import eee_record, write_tree
-from typer.testing import CliRunner
 
 import evalhouse
 from evalhouse.cli import app

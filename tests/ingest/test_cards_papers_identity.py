@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from clirunner import CliRunner
 from hubcards import client_for, hub_payloads, serve_hub
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.curation.identity import resolve_model

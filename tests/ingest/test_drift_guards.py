@@ -18,9 +18,9 @@ from urllib.parse import quote
 
 import pytest
 import yaml
+from clirunner import CliRunner
 from fixture_mirror import ENV, payloads, vals_page
 from httpserver import Reply, serve
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.ingest.http import HttpClient

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import chompjs
 import yaml
+from clirunner import CliRunner
 from fixture_mirror import ENV, FIXTURES, MERCOR, RECORDED, SWALLOW, VALS
 from recorded import replayed
-from typer.testing import CliRunner
 
 import evalhouse
 from evalhouse.cli import app

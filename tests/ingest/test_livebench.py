@@ -136,7 +136,7 @@ def test_without_the_pinned_folder_the_fixtures_alone_replay_eight_releases(tmp_
 def test_a_table_ingested_on_its_own_declares_its_columns_and_is_not_mass_quarantined(tmp_path: Path) -> None:
     """``evalhouse ingest livebench table_<release>.csv``: no categories came with it, so its header
     declares its task columns (cta, olympiad, ... are registered, not quarantined)."""
-    from typer.testing import CliRunner
+    from clirunner import CliRunner
 
     from evalhouse.cli import app
 

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from httpserver import Reply
 from hubcards import EXPECTED_RESULTS, api_body, client_for, facts, front_matter, hub_payloads, mirror_url, serve_hub
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.curation.canonicalise import Canonicaliser, CanonicalScore

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import chompjs
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.cli import app
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.cli import app
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.analytics.items.report import section
 from evalhouse.cli import app

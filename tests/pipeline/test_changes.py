@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clirunner import CliRunner
 from httpserver import serve
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.ingest.mirror import build_mirror

@@ -16,8 +16,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from httpserver import Reply, serve
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.ingest.catalog import catalog

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.pipeline.reparse import reparse

@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from realwarehouse import copy_warehouse
 from sitebrowser import Explorer
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from clirunner import CliRunner
 from sitebrowser import shot
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.schema.analysis import AnalysisRecord

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.site import build as site_build

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 import typer
+from clirunner import CliRunner
 from eee_records import eee_record
-from typer.testing import CliRunner
 
 from evalhouse.cli import audit as audit_cli
 from evalhouse.cli import validate as validate_cli

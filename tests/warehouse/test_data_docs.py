@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from clirunner import CliRunner
 from realwarehouse import copy_warehouse
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.warehouse.checks.suites import CHECKS, data_docs_index, project_dir

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from clirunner import CliRunner
 from realwarehouse import copy_warehouse
-from typer.testing import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.warehouse import db as db_module

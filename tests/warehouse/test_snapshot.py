@@ -14,8 +14,8 @@ from typing import Any
 import duckdb
 import pytest
 import typer
+from clirunner import CliRunner
 from eee_records import eee_record, write_tree
-from typer.testing import CliRunner
 
 import evalhouse
 from evalhouse.cli import app

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.config import raw_store_path

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.errors import InputError

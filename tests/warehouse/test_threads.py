@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from evalhouse.cli import app
 from evalhouse.config import ENV_THREADS

@@ -9,6 +9,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cpu_account import pytest_runtest_protocol  # noqa: F401 - a hook: the CPU of each test, when asked
@@ -172,6 +173,30 @@ def real_warehouse_with_legacy(real_warehouse: Path, shared: Path, tmp_path_fact
         return import_legacy(shared, copy_warehouse(real_warehouse, folder))
 
     return built_once(tmp_path_factory, "real-warehouse-legacy", build)
+
+
+@pytest.fixture(scope="session")
+def legacy_imported_twice(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The legacy EEE datastore imported twice into a new warehouse (:func:`eee_digest.import_twice`),
+    built once per test run: both imports' results, the row counts after each, and ``db``, this
+    worker's copy of the warehouse (read it; copy it again to write)."""
+    import pickle
+
+    from eee_digest import LEGACY, import_twice
+    from realwarehouse import copy_warehouse
+
+    tree = shared / LEGACY
+    if not (tree / "data").is_dir():
+        pytest.skip(f"{tree} is not there")
+
+    def build(folder: Path) -> Path:
+        db = folder / "w.duckdb"
+        (folder / "results.pickle").write_bytes(pickle.dumps(import_twice(tree, db)))
+        return db
+
+    built = built_once(tmp_path_factory, "legacy-twice", build)
+    twice = pickle.loads((built.parent / "results.pickle").read_bytes())
+    return {**twice, "db": copy_warehouse(built, tmp_path_factory.mktemp("legacy-twice"))}
 
 
 @pytest.fixture(scope="session")

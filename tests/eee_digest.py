@@ -300,28 +300,53 @@ def run_counts(summary: Any) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: r["source"])
 
 
-def build(tree: Path, db: Path) -> dict[str, Any]:
-    """Import ``tree`` twice into a new warehouse ``db``; the two imports' run counts."""
+#: The tables whose row counts :func:`import_twice` keeps after each import.
+COUNT_TABLES = ("raw_snapshot", "quarantine", "evaluation", "score", "curation_decision", "model_config")
+
+
+def import_twice(tree: Path, db: Path) -> dict[str, Any]:
+    """Import ``tree`` twice into a new warehouse ``db`` (the second import unchanged), as a nightly
+    import does (a checkpoint after each collection's load): both imports' results and the row
+    counts of :data:`COUNT_TABLES` after each."""
     from evalhouse.config import raw_store_path
     from evalhouse.pipeline.import_eee import import_tree
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.load.ledger import checkpoint
     from evalhouse.warehouse.raw.store import RawStore
 
+    def counts(wh: Any) -> dict[str, int]:
+        return {t: int(wh.scalar(f"SELECT count(*) FROM {t}")) for t in COUNT_TABLES}
+
     store = RawStore(raw_store_path(db))
     with Warehouse.open(db) as wh:
         first = import_tree(wh, tree, store, after_load=checkpoint())
+        after_first = counts(wh)
         second = import_tree(wh, tree, store, after_load=checkpoint())
-    return {"first": run_counts(first), "second": run_counts(second)}
+        after_second = counts(wh)
+    return {"first": first, "second": second, "after_first": after_first, "after_second": after_second}
 
 
-def current(shared: Path, tmp: Path, recorded: dict[str, Any] | None = None) -> dict[str, Any]:
+def build(tree: Path, db: Path) -> dict[str, Any]:
+    """Import ``tree`` twice into a new warehouse ``db``; the two imports' run counts."""
+    twice = import_twice(tree, db)
+    return {"first": run_counts(twice["first"]), "second": run_counts(twice["second"])}
+
+
+def current(
+    shared: Path, tmp: Path, recorded: dict[str, Any] | None = None, legacy: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The digest of both trees, each imported twice into a new warehouse in ``tmp`` (``legacy``: the
+    legacy tree's :func:`import_twice` done already, its ``db`` a copy to read)."""
     from evalhouse.warehouse.db import Warehouse
 
     out: dict[str, Any] = {}
-    for name, tree in (("legacy", shared / LEGACY), ("edge", write_edge_tree(tmp / "edge-tree"))):
-        db = tmp / f"{name}.duckdb"
-        runs = build(tree, db)
+    for name in ("legacy", "edge"):
+        if name == "legacy" and legacy is not None:
+            db, runs = legacy["db"], {k: run_counts(legacy[k]) for k in ("first", "second")}
+        else:
+            tree = shared / LEGACY if name == "legacy" else write_edge_tree(tmp / "edge-tree")
+            db = tmp / f"{name}.duckdb"
+            runs = build(tree, db)
         with Warehouse.open(db, read_only=True) as wh:
             out[name] = {"runs": runs, "tables": import_digest(wh.con, (recorded or {}).get(name, {}).get("tables"))}
     return out

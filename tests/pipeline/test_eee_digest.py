@@ -20,10 +20,11 @@ RECORDED = json.loads(DIGEST_FILE.read_text())
 
 
 @pytest.fixture(scope="module")
-def digest(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+def digest(shared: Path, tmp_path_factory: pytest.TempPathFactory, legacy_imported_twice: dict) -> dict:
+    """The edge tree imported twice here; the legacy tree's two imports are the run's shared ones."""
     if not (shared / LEGACY / "data").is_dir():
         pytest.skip(f"{shared / LEGACY} is not there")
-    return current(shared, tmp_path_factory.mktemp("eee-digest"), RECORDED)
+    return current(shared, tmp_path_factory.mktemp("eee-digest"), RECORDED, legacy=legacy_imported_twice)
 
 
 @pytest.mark.parametrize("tree", ["legacy", "edge"])

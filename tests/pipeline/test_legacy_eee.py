@@ -23,7 +23,6 @@ from evalhouse.warehouse.load.ledger import record_view_decisions
 from evalhouse.warehouse.raw.store import RawStore
 
 LEGACY = "datasets/eee-datastore-legacy"
-COUNT_TABLES = ("raw_snapshot", "quarantine", "evaluation", "score", "curation_decision", "model_config")
 
 
 def input_results(root: Path) -> dict[str, tuple[int, int]]:
@@ -38,10 +37,6 @@ def input_results(root: Path) -> dict[str, tuple[int, int]]:
     return {k: (v[0], v[1]) for k, v in out.items()}
 
 
-def counts(wh: Warehouse) -> dict[str, int]:
-    return {t: int(wh.scalar(f"SELECT count(*) FROM {t}")) for t in COUNT_TABLES}
-
-
 @pytest.fixture(scope="module")
 def corpus(shared: Path) -> Path:
     root = shared / LEGACY
@@ -51,16 +46,9 @@ def corpus(shared: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def loaded(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """The corpus imported once, then imported again unchanged."""
-    db = tmp_path_factory.mktemp("legacy") / "w.duckdb"
-    store = RawStore(raw_store_path(db))
-    with Warehouse.open(db) as wh:
-        first = import_tree(wh, corpus, store)
-        after_first = counts(wh)
-        second = import_tree(wh, corpus, store)
-        after_second = counts(wh)
-    return {"db": db, "first": first, "second": second, "after_first": after_first, "after_second": after_second}
+def loaded(corpus: Path, legacy_imported_twice: dict) -> dict:
+    """The corpus imported once, then imported again unchanged (built once per test run)."""
+    return legacy_imported_twice
 
 
 @pytest.fixture

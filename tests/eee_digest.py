@@ -306,8 +306,10 @@ COUNT_TABLES = ("raw_snapshot", "quarantine", "evaluation", "score", "curation_d
 
 def import_twice(tree: Path, db: Path) -> dict[str, Any]:
     """Import ``tree`` twice into a new warehouse ``db`` (the second import unchanged), as a nightly
-    import does (a checkpoint after each collection's load): both imports' results and the row
-    counts of :data:`COUNT_TABLES` after each."""
+    import does (a checkpoint after each collection's load): both imports' results, the row counts
+    of :data:`COUNT_TABLES` after each and how long the first import took (seconds)."""
+    import time
+
     from evalhouse.config import raw_store_path
     from evalhouse.pipeline.import_eee import import_tree
     from evalhouse.warehouse.db import Warehouse
@@ -318,12 +320,20 @@ def import_twice(tree: Path, db: Path) -> dict[str, Any]:
         return {t: int(wh.scalar(f"SELECT count(*) FROM {t}")) for t in COUNT_TABLES}
 
     store = RawStore(raw_store_path(db))
+    start = time.monotonic()
     with Warehouse.open(db) as wh:
         first = import_tree(wh, tree, store, after_load=checkpoint())
+        seconds = time.monotonic() - start
         after_first = counts(wh)
         second = import_tree(wh, tree, store, after_load=checkpoint())
         after_second = counts(wh)
-    return {"first": first, "second": second, "after_first": after_first, "after_second": after_second}
+    return {
+        "first": first,
+        "second": second,
+        "after_first": after_first,
+        "after_second": after_second,
+        "seconds": seconds,
+    }
 
 
 def build(tree: Path, db: Path) -> dict[str, Any]:

@@ -10,6 +10,8 @@ import copy
 import json
 import math
 import random
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +134,16 @@ def test_the_fast_fingerprint_equals_the_reference_on_records_the_fast_path_take
     assert normalized_hash(doc) == _reference_hash(doc)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _records_read_once() -> Iterator[None]:
+    """The real and pinned records are read once for this module's tests (each copies a record
+    before changing it), and let go after them."""
+    yield
+    real_records.cache_clear()
+    _pinned_records.cache_clear()
+
+
+@cache
 def real_records(shared: Path) -> list[dict[str, Any]]:
     records = [json.loads(p.read_text()) for p in sorted((shared / LEGACY).rglob("*.json"))]
     records += [migrate_legacy(r)[0] for r in records]
@@ -316,6 +328,7 @@ def _surely(record: dict[str, Any]) -> bool:
         return False
 
 
+@cache
 def _pinned_records(shared: Path) -> list[dict[str, Any]]:
     from pinned_digest import parse_items
 

@@ -135,7 +135,7 @@ def _run(night: Night, keys: list[str], deadline: float = ROOMY_DEADLINE) -> tup
         night.release()
         raise
     # what the next case starts from: read on a cursor of its own, which sees only what was committed
-    night.state = _state_of(wh.con.cursor())
+    night.state = _state_of(wh.cursor())
     night.outputs.append(json.dumps([r.as_dict() for r in results], default=str))
     return results, elapsed
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,9 +35,9 @@ def reopenings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = db_module._connect
 
-    def counted(path: Path, *, read_only: bool, wait: float, who: str) -> object:
-        seen.append(who)
-        return real(path, read_only=read_only, wait=wait, who=who)
+    def counted(path: Path, **how: Any) -> object:
+        seen.append(how["who"])
+        return real(path, **how)
 
     monkeypatch.setattr(db_module, "_connect", counted)
     return seen

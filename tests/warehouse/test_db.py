@@ -251,3 +251,52 @@ def test_a_commit_out_of_memory_reopens_the_warehouse_as_it_was(tmp_path: Path) 
         with wh.transaction() as con:  # and the warehouse writes again
             con.execute("INSERT INTO t VALUES ('after')")
         assert wh.scalar("SELECT count(*) FROM t") == 2
+
+
+def test_a_release_detaches_the_file_and_keeps_the_writers_duckdb(tmp_path: Path) -> None:
+    """Around a fetch the file is closed to this process (another opens it read-only and reads it),
+    but the writer's DuckDB is the same before and after: no new DuckDB is started."""
+    db = tmp_path / "w.duckdb"
+    read = (
+        "from evalhouse.warehouse.db import Warehouse\n"
+        f"print(Warehouse.open({str(db)!r}, read_only=True).scalar('SELECT count(*) FROM source'))"
+    )
+    with Warehouse.open(db) as wh:
+        wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('a', 'A', 'api')")
+        host = wh.con
+        with wh.released():
+            with pytest.raises(WarehouseError, match="released"):
+                wh.scalar("SELECT 1")
+            reader = subprocess.run(
+                [sys.executable, "-c", read], capture_output=True, text=True, timeout=60, check=False
+            )
+            assert reader.returncode == 0 and reader.stdout.strip() == "1", reader.stderr
+        assert wh.con is host
+        assert wh.scalar("SELECT current_database()") == "w"
+        assert wh.scalar("SELECT count(*) FROM source") == 1
+    assert not db.with_name("w.duckdb.wal").exists()  # closing checkpointed the file
+
+
+@pytest.mark.parametrize("name", ["memory.duckdb", "temp.duckdb", 'it\'s "mine".duckdb'])
+def test_a_file_named_like_duckdbs_own_catalogs_or_quoted_opens(tmp_path: Path, name: str) -> None:
+    db = tmp_path / name
+    with Warehouse.open(db) as wh:
+        wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('a', 'A', 'api')")
+        with wh.released():
+            pass
+        wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('b', 'B', 'api')")
+    with Warehouse.open(db, read_only=True) as wh:
+        assert wh.scalar("SELECT count(*) FROM source") == 2
+        with pytest.raises(duckdb.Error, match="read-only"):
+            wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('c', 'C', 'api')")
+
+
+def test_a_cursor_reads_the_warehouse_and_only_what_was_committed(tmp_path: Path) -> None:
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        wh.con.execute("BEGIN TRANSACTION")
+        wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('a', 'A', 'api')")
+        second = wh.cursor()
+        assert second.execute("SELECT count(*) FROM source").fetchall() == [(0,)]
+        wh.con.execute("COMMIT")
+        assert second.execute("SELECT count(*) FROM source").fetchall() == [(1,)]
+        second.close()

@@ -36,6 +36,7 @@ from evalhouse.warehouse.checks.suites import (
     levels,
     store_results,
 )
+from evalhouse.warehouse.db import cursor as second_cursor
 
 
 def _literal(value: Any) -> str:
@@ -299,7 +300,7 @@ def checkpoint_after_load(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     if summary.success:
         store_results(con, summary)
         return
-    cursor = con.cursor()
+    cursor = second_cursor(con)
     try:
         store_results(cursor, summary)
     finally:

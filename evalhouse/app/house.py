@@ -31,7 +31,7 @@ import inspect
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from evalhouse.curation.packaged_registry import PackagedRegistry
     from evalhouse.curation.registry import Registry
     from evalhouse.ingest.http import HttpClient
+    from evalhouse.pipeline.boards import Board
     from evalhouse.pipeline.import_eee import ImportSummary
     from evalhouse.pipeline.refresh import RefreshOptions
     from evalhouse.warehouse.audit import RawVerification
@@ -232,18 +233,21 @@ class House:
         serial_blas()  # a load: no linear algebra
         from evalhouse.common.redaction import redact_url
         from evalhouse.ingest.catalog import get_source
+        from evalhouse.pipeline.boards import BoardReader
         from evalhouse.pipeline.changes import reports_dir, run_report, write_report
         from evalhouse.pipeline.refresh import refresh
 
         keys = [get_source(k).SOURCE.key for k in sources] if sources else None
         accepted = {get_source(k).SOURCE.key for k in accept_drift}
+        boards: dict[str, Board] = {}  # what each run parsed, for the report (not parsed a second time)
         options = self._options(mirror=mirror, validate=validate, deadline=deadline, accept_drift=accepted)
+        options = replace(options, boards=boards)
         store = self.raw_store()
         with self.connect(read_only=False) as wh:
             runs = refresh(wh, store, keys, options)
-        # the boards are read again with the writer's lock released, as any reader reads them
+        # the baselines' boards are read again with the writer's lock released, as any reader reads them
         with self._reading() as wh:
-            report = run_report(wh, store, runs, db_path=self.path)
+            report = run_report(wh, BoardReader(store, boards), runs, db_path=self.path)
         written = write_report(reports_dir(self.path), report)
         return RefreshResult(self.path, options.mirror and redact_url(options.mirror), runs, report, written)
 
@@ -409,12 +413,14 @@ class House:
         """What changed per source since a run id (or prefix) or a UTC date/time — default: since
         each source's previous refresh: new and vanished models and benchmarks, values that moved
         beyond ``tolerance`` (a share of the magnitude), runs that failed."""
+        from evalhouse.pipeline.boards import BoardReader
         from evalhouse.pipeline.changes import changes, parse_since
         from evalhouse.pipeline.refresh import resolve_key
 
         keys = [resolve_key(k) for k in sources] if sources else None
         with self._reading() as wh:
-            return Report(changes(wh, self.raw_store(), parse_since(wh.con, since), tolerance=tolerance, sources=keys))
+            read = BoardReader(self.raw_store())
+            return Report(changes(wh, read, parse_since(wh.con, since), tolerance=tolerance, sources=keys))
 
     def last_report(self) -> Report | None:
         """The run report the last refresh wrote (None when no refresh wrote one)."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalhouse.ingest.source import FetchMeta, ParseError, SourceModule
 from evalhouse.pipeline.source_run import parse_payload
-from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, SOURCE_RECORD_ID, ParsedRecord
+from evalhouse.schema.records import ORIGINAL_SOURCE, ORIGINAL_SOURCE_URL, SOURCE_RECORD_ID, ParsedRecord, ParseItem
 from evalhouse.warehouse import history
 from evalhouse.warehouse.raw.store import RawStoreError
 
@@ -148,6 +148,22 @@ def board_from(records: Iterable[Mapping[str, Any]]) -> Board:
     return board
 
 
+def parsed_board(pages: Iterable[tuple[str, list[ParseItem], Exception | None]]) -> Board:
+    """The board of payloads a run parsed just now, as ``(url, items, parse error)``: what
+    :func:`run_board` reads again from the run's stored payloads, without parsing them again."""
+    records: list[Mapping[str, Any]] = []
+    unreadable: list[str] = []
+    payloads = 0
+    for url, items, error in pages:
+        payloads += 1
+        if error is not None:
+            unreadable.append(f"{url}: {error}")
+        records += [i.record for i in items if isinstance(i, ParsedRecord)]
+    board = board_from(records)
+    board.payloads, board.unreadable = payloads, unreadable
+    return board
+
+
 def run_board(con: duckdb.DuckDBPyConnection, store: RawStore, module: SourceModule, run_id: str) -> Board:
     """The board of one run: every payload the run stored, parsed again with ``module``'s parser."""
     key = module.SOURCE.key
@@ -165,6 +181,19 @@ def run_board(con: duckdb.DuckDBPyConnection, store: RawStore, module: SourceMod
     board = board_from(records)
     board.payloads, board.unreadable = len(rows), unreadable
     return board
+
+
+@dataclass(frozen=True)
+class BoardReader:
+    """Where a report reads a run's board: from ``known`` (by run id: a refresh's own boards,
+    parsed from the same stored payloads moments before) or else from the run's stored payloads."""
+
+    store: RawStore
+    known: Mapping[str, Board] = field(default_factory=dict)
+
+    def board(self, con: duckdb.DuckDBPyConnection, module: SourceModule, run_id: str) -> Board:
+        known = self.known.get(run_id)
+        return known if known is not None else run_board(con, self.store, module, run_id)
 
 
 def moved(old: float, new: float, tolerance: float) -> bool:

@@ -31,12 +31,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from evalhouse.common.jsonable import dumps
 from evalhouse.errors import InputError, NotFound
 from evalhouse.ingest.catalog import get_source, source_keys
-from evalhouse.pipeline.boards import DEFAULT_TOLERANCE, Board, compare, run_board
+from evalhouse.pipeline.boards import DEFAULT_TOLERANCE, Board, BoardReader, compare
 from evalhouse.warehouse import history
 
 if TYPE_CHECKING:
     from evalhouse.warehouse.db import Warehouse
-    from evalhouse.warehouse.raw.store import RawStore
 
 #: Run statuses that left a new board (a refresh that loaded rows).
 BOARD_STATUSES = ("completed", "partial")
@@ -180,20 +179,21 @@ def _window_start(runs: list[Run], since: Since) -> int | None:
 
 def changes(
     wh: Warehouse,
-    store: RawStore,
+    boards: BoardReader,
     since: Since | None = None,
     *,
     tolerance: float = DEFAULT_TOLERANCE,
     sources: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The report of what changed (a JSON-ready dict; its keys are described in docs/operations.md)."""
+    """The report of what changed (a JSON-ready dict; its keys are described in docs/operations.md);
+    ``boards`` reads the boards compared (``BoardReader(store)``: each from its stored payloads)."""
     if tolerance < 0:
         raise InputError(f"--tolerance {tolerance} is negative: give a share of a value's magnitude, e.g. 0.001")
     since = since or Since()
     known = set(source_keys())  # each source's module is imported only when its window is read
     found = [w for w in windows(all_runs(wh.con), since) if sources is None or w.source_key in sources]
     blocks = [
-        _source_block(wh, store, w, get_source(w.source_key) if w.source_key in known else None, tolerance)
+        _source_block(wh, boards, w, get_source(w.source_key) if w.source_key in known else None, tolerance)
         for w in found
     ]
     return {
@@ -210,7 +210,7 @@ def changes(
     }
 
 
-def _source_block(wh: Warehouse, store: RawStore, window: Window, module: Any, tolerance: float) -> dict[str, Any]:
+def _source_block(wh: Warehouse, read: BoardReader, window: Window, module: Any, tolerance: float) -> dict[str, Any]:
     block: dict[str, Any] = {
         "source": window.source_key,
         "runs": [r.as_dict() for r in window.runs],
@@ -230,7 +230,7 @@ def _source_block(wh: Warehouse, store: RawStore, window: Window, module: Any, t
 
     def board(run: Run) -> Board:
         if run.run_id not in boards:
-            boards[run.run_id] = run_board(wh.con, store, module, run.run_id)
+            boards[run.run_id] = read.board(wh.con, module, run.run_id)
         return boards[run.run_id]
 
     if window.current is None:
@@ -319,11 +319,12 @@ LATEST = "latest.json"
 
 
 def run_report(
-    wh: Warehouse, store: RawStore, results: list[Any], *, db_path: Path, tolerance: float = DEFAULT_TOLERANCE
+    wh: Warehouse, boards: BoardReader, results: list[Any], *, db_path: Path, tolerance: float = DEFAULT_TOLERANCE
 ) -> dict[str, Any]:
     """The report of one refresh (``results``: its :class:`~evalhouse.warehouse.load.ledger.RunResult`
-    list), with the exit code the refresh ends with (1 when a source failed)."""
-    report = changes(wh, store, since_runs([r.run_id for r in results]), tolerance=tolerance)
+    list; ``boards``: with the boards its runs parsed), with the exit code the refresh ends with (1
+    when a source failed)."""
+    report = changes(wh, boards, since_runs([r.run_id for r in results]), tolerance=tolerance)
     failed = sorted(r.source_key for r in results if r.status == "failed")
     return {**report, "warehouse": str(db_path), "exit_code": 1 if failed else 0, "failed_sources": failed}
 

@@ -31,6 +31,7 @@ from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.mirror import holds_nothing_of
 from evalhouse.ingest.source import ParseError, SourceModule, SourceState
 from evalhouse.pipeline import guards
+from evalhouse.pipeline.boards import Board, parsed_board
 from evalhouse.pipeline.reparse import reload_stored
 from evalhouse.pipeline.source_run import (
     Fetched,
@@ -84,6 +85,9 @@ class RefreshOptions:
     crawl_settings: Mapping[str, Any] | None = None  # scrapy setting overrides for crawled sources
     # a saved copy of a source's site: its files stand for the pages (read, never fetched; an 'ingest' run)
     saved_site: Path | None = None
+    # where a run that parsed its payloads and then loaded them, or was refused by a drift guard,
+    # leaves their board by run id: the run report reads it here instead of parsing them again
+    boards: dict[str, Board] | None = None
 
 
 def source_state(wh: Warehouse, key: str, env: Mapping[str, str]) -> SourceState:
@@ -332,6 +336,13 @@ class Ending:
 
     finish: Callable[[], ledger.RunResult]
     loads: bool
+    board: Board | None = None  # what the run parsed, when the run report will read it (RefreshOptions.boards)
+
+    def end(self, options: RefreshOptions) -> ledger.RunResult:
+        result = self.finish()
+        if self.board is not None and options.boards is not None:
+            options.boards[result.run_id] = self.board
+        return result
 
 
 def refresh_source(
@@ -347,7 +358,7 @@ def refresh_source(
     with collector_paused():  # parsed records and load rows are trees: see common/collector.py
         with wh.released(f"fetching and parsing {module.SOURCE.key} (database closed)"):
             ending = _fetch_and_judge(run, store, options, known)
-        return ending.finish()
+        return ending.end(options)
 
 
 def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, known: Known) -> Ending:
@@ -363,9 +374,12 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
     # news; a newly missing page is, even when the records it held are elsewhere too.
     same_gaps = guards.nothing_new_missing(got.failures, previous)
 
-    def recorded(status: ledger.RunStatus, error: str | None = None, **details: Any) -> Ending:
+    def recorded(
+        status: ledger.RunStatus, error: str | None = None, board: Board | None = None, **details: Any
+    ) -> Ending:
         judged = datetime.now(UTC)  # the run ends now, whenever it is written
-        return Ending(lambda: run.record(status, entries, error, finished_at=judged, **details), loads=False)
+        finish = lambda: run.record(status, entries, error, finished_at=judged, **details)  # noqa: E731
+        return Ending(finish, loads=False, board=board)
 
     def reloaded() -> Ending:
         return Ending(lambda: reload_stored(run, store, entries, status="recanonicalised"), loads=True)
@@ -401,8 +415,13 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
     report: dict[str, Any] = {"figures": evidence.figures(), "guards": [verdict_json(v) for v in verdicts]}
     if got.absent:  # optional requests nothing answered: listed, not a failure
         report["absent"] = sorted(got.absent)
+
+    def board() -> Board | None:
+        """What was parsed, as the run report compares it (of a run that loads, or that a guard refused)."""
+        return parsed_board((p.url, p.items, p.error) for p in pages) if options.boards is not None else None
+
     if decisive is not None and decisive.outcome == "failed":
-        return recorded("failed", decisive.reason, guard=decisive.guard, **report)
+        return recorded("failed", decisive.reason, board(), guard=decisive.guard, **report)
     # ------------------------------------------------------------------------------------------------
 
     items = fingerprinted([item for page in pages for item in page.items])
@@ -420,7 +439,7 @@ def _fetch_and_judge(run: SourceRun, store: RawStore, options: RefreshOptions, k
         records_fp=records_fp,
         **report,
     )
-    return Ending(load, loads=True)
+    return Ending(load, loads=True, board=board())
 
 
 def _gone_probes(got: Gathered, previous: guards.Previous | None) -> None:
@@ -503,7 +522,7 @@ def refresh(
                                 break
                 finally:  # runs judged before an interruption are still recorded
                     for ending in endings:
-                        done(ending.finish())
+                        done(ending.end(options))
                     endings.clear()  # a loaded run's parsed items go before the collector runs again
     ledger.decide_views_after(wh, results)
     return results

@@ -21,10 +21,11 @@ from recorded import replayed
 
 import evalhouse
 from evalhouse.cli import app
-from evalhouse.ingest.catalog import catalog
+from evalhouse.ingest.catalog import catalog, get_source
 from evalhouse.ingest.http import HttpClient
 from evalhouse.ingest.sources import swallow_leaderboard
 from evalhouse.pipeline import refresh as R
+from evalhouse.pipeline.boards import run_board
 from evalhouse.warehouse.db import Warehouse
 from evalhouse.warehouse.raw.store import RawStore
 
@@ -110,7 +111,12 @@ def test_sources_json_lists_every_source_with_kind_tier_and_who_measured(tmp_pat
 def test_refresh_every_board_from_empty_then_unchanged(board_server, shared: Path, tmp_path: Path) -> None:
     with Warehouse.open(tmp_path / "w.duckdb") as wh:
         store = RawStore(tmp_path / "raw")
-        first = refresh(wh, store, board_server, BOARDS)
+        kept: dict = {}
+        first = refresh(wh, store, board_server, BOARDS, boards=kept)
+        # the board each run parsed, kept for the run report, is the one its stored payloads parse to
+        for key, result in first.items():
+            assert kept[result.run_id] == run_board(wh.con, store, get_source(key), result.run_id), key
+            assert kept[result.run_id].values and not kept[result.run_id].unreadable, key
         statuses = {k: r.status for k, r in first.items()}
         assert statuses == {k: "partial" if k == "swallow-leaderboard" else "completed" for k in BOARDS}, {
             k: r.error for k, r in first.items() if r.error

@@ -236,6 +236,8 @@ def test_a_board_that_lost_more_than_the_guard_allows_fails_and_names_what_would
     assert refused["run_id"] == run["run_id"] and refused["guard"] == "row_drop"
     gone = {m["name"] for m in refused["changes"]["models"]["vanished"]}
     assert gone == {m["name"] for m in dropped}
+    # the refresh's report compared the board it parsed; 'changes' parses the stored payloads again
+    assert json.loads(nights.cli("changes", "--json").stdout)["sources"][0]["refused"] == refused
     assert report["totals"]["runs_failed"] == 1 and report["totals"]["refused"] == 1
     # the warehouse still holds the dropped models' scores: the guard kept the board
     stats = json.loads(nights.cli("stats", "--json").stdout)

@@ -25,6 +25,7 @@ runner = CliRunner()
 @pytest.fixture(scope="session")
 def explorer(real_warehouse_with_legacy: Path, tmp_path_factory: pytest.TempPathFactory) -> Explorer:
     from evalhouse.config import raw_store_path
+    from evalhouse.pipeline.boards import BoardReader
     from evalhouse.pipeline.changes import changes, reports_dir, write_report
     from evalhouse.warehouse.db import Warehouse
     from evalhouse.warehouse.raw.store import RawStore
@@ -32,7 +33,7 @@ def explorer(real_warehouse_with_legacy: Path, tmp_path_factory: pytest.TempPath
     root = tmp_path_factory.mktemp("explorer")
     db = copy_warehouse(real_warehouse_with_legacy, root / "db")  # the legacy tree through 'import-eee'
     with Warehouse.open(db, read_only=True) as wh:  # the run report a refresh leaves beside the warehouse
-        write_report(reports_dir(db), changes(wh, RawStore(raw_store_path(db))))
+        write_report(reports_dir(db), changes(wh, BoardReader(RawStore(raw_store_path(db)))))
     validated = runner.invoke(app, ["--db", str(db), "validate", "--docs"])
     assert validated.exit_code == 0, validated.output
     built = runner.invoke(app, ["--db", str(db), "site", str(root / "site"), "--no-analyses", "--json"])

@@ -381,7 +381,11 @@ def _attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> N
 
 
 def _detach(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Close the file (DuckDB checkpoints it and lets its lock go); ``con`` stays open, on no file."""
+    """Close the file (DuckDB checkpoints it and lets its lock go); ``con`` stays open, on no file.
+    A transaction still open is rolled back, as closing the connection would (DuckDB would
+    otherwise keep the file attached until it ends)."""
+    with suppress(duckdb.TransactionException):  # none open: nothing to roll back
+        con.execute("ROLLBACK")
     con.execute("USE memory")
     con.execute(f"DETACH {_quoted(_catalog(path))}")
 

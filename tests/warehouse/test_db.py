@@ -300,3 +300,23 @@ def test_a_cursor_reads_the_warehouse_and_only_what_was_committed(tmp_path: Path
         wh.con.execute("COMMIT")
         assert second.execute("SELECT count(*) FROM source").fetchall() == [(1,)]
         second.close()
+
+
+def test_a_release_inside_an_open_transaction_rolls_it_back_as_closing_did(tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    read = (
+        "from evalhouse.warehouse.db import Warehouse\n"
+        f"print(Warehouse.open({str(db)!r}, read_only=True).scalar('SELECT count(*) FROM source'))"
+    )
+    with Warehouse.open(db) as wh:
+        wh.con.execute("BEGIN TRANSACTION")
+        wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('a', 'A', 'api')")
+        with wh.released():
+            reader = subprocess.run(
+                [sys.executable, "-c", read], capture_output=True, text=True, timeout=60, check=False
+            )
+            assert reader.returncode == 0 and reader.stdout.strip() == "0", reader.stderr
+        assert wh.scalar("SELECT count(*) FROM source") == 0
+        wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('b', 'B', 'api')")
+    with Warehouse.open(db, read_only=True) as wh:
+        assert wh.scalar("SELECT count(*) FROM source") == 1

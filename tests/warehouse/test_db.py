@@ -253,23 +253,26 @@ def test_a_commit_out_of_memory_reopens_the_warehouse_as_it_was(tmp_path: Path) 
         assert wh.scalar("SELECT count(*) FROM t") == 2
 
 
-def test_a_release_detaches_the_file_and_keeps_the_writers_duckdb(tmp_path: Path) -> None:
-    """Around a fetch the file is closed to this process (another opens it read-only and reads it),
-    but the writer's DuckDB is the same before and after: no new DuckDB is started."""
-    db = tmp_path / "w.duckdb"
+def _sources_read_by_another_process(db: Path) -> subprocess.CompletedProcess[str]:
+    """A reader in a process of its own counting the sources (on stdout)."""
     read = (
         "from evalhouse.warehouse.db import Warehouse\n"
         f"print(Warehouse.open({str(db)!r}, read_only=True).scalar('SELECT count(*) FROM source'))"
     )
+    return subprocess.run([sys.executable, "-c", read], capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_a_release_detaches_the_file_and_keeps_the_writers_duckdb(tmp_path: Path) -> None:
+    """Around a fetch the file is closed to this process (another opens it read-only and reads it),
+    but the writer's DuckDB is the same before and after: no new DuckDB is started."""
+    db = tmp_path / "w.duckdb"
     with Warehouse.open(db) as wh:
         wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('a', 'A', 'api')")
         host = wh.con
         with wh.released():
             with pytest.raises(WarehouseError, match="released"):
                 wh.scalar("SELECT 1")
-            reader = subprocess.run(
-                [sys.executable, "-c", read], capture_output=True, text=True, timeout=60, check=False
-            )
+            reader = _sources_read_by_another_process(db)
             assert reader.returncode == 0 and reader.stdout.strip() == "1", reader.stderr
         assert wh.con is host
         assert wh.scalar("SELECT current_database()") == "w"
@@ -304,17 +307,11 @@ def test_a_cursor_reads_the_warehouse_and_only_what_was_committed(tmp_path: Path
 
 def test_a_release_inside_an_open_transaction_rolls_it_back_as_closing_did(tmp_path: Path) -> None:
     db = tmp_path / "w.duckdb"
-    read = (
-        "from evalhouse.warehouse.db import Warehouse\n"
-        f"print(Warehouse.open({str(db)!r}, read_only=True).scalar('SELECT count(*) FROM source'))"
-    )
     with Warehouse.open(db) as wh:
         wh.con.execute("BEGIN TRANSACTION")
         wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('a', 'A', 'api')")
         with wh.released():
-            reader = subprocess.run(
-                [sys.executable, "-c", read], capture_output=True, text=True, timeout=60, check=False
-            )
+            reader = _sources_read_by_another_process(db)
             assert reader.returncode == 0 and reader.stdout.strip() == "0", reader.stderr
         assert wh.scalar("SELECT count(*) FROM source") == 0
         wh.con.execute("INSERT INTO source (source_key, name, kind) VALUES ('b', 'B', 'api')")

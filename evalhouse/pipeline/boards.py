@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC
 from functools import cache
@@ -166,21 +166,20 @@ def parsed_board(pages: Iterable[tuple[str, list[ParseItem], Exception | None]])
 
 def run_board(con: duckdb.DuckDBPyConnection, store: RawStore, module: SourceModule, run_id: str) -> Board:
     """The board of one run: every payload the run stored, parsed again with ``module``'s parser."""
+    return parsed_board(_reparsed(con, store, module, run_id))
+
+
+def _reparsed(
+    con: duckdb.DuckDBPyConnection, store: RawStore, module: SourceModule, run_id: str
+) -> Iterator[tuple[str, list[ParseItem], Exception | None]]:
+    """``(url, items, why not)`` of each payload the run stored, parsed again (one at a time)."""
     key = module.SOURCE.key
-    records: list[Mapping[str, Any]] = []
-    unreadable: list[str] = []
-    rows = history.run_payloads(con, run_id)
-    for sha, url, retrieved_at, content_type, label in rows:
+    for sha, url, retrieved_at, content_type, label in history.run_payloads(con, run_id):
         meta = FetchMeta(key, url, sha, retrieved_at.replace(tzinfo=UTC), content_type, label)
         try:
-            items = parse_payload(module, store.get(sha), meta, sha)
+            yield url, parse_payload(module, store.get(sha), meta, sha), None
         except (ParseError, RawStoreError) as exc:
-            unreadable.append(f"{url}: {exc}")
-            continue
-        records += [i.record for i in items if isinstance(i, ParsedRecord)]
-    board = board_from(records)
-    board.payloads, board.unreadable = len(rows), unreadable
-    return board
+            yield url, [], exc
 
 
 @dataclass(frozen=True)

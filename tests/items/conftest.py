@@ -35,11 +35,18 @@ def formats(shared: Path) -> Path:
     return shared / "formats"
 
 
+#: The tests' JVM: Spark's few small queries here end before the JVM's optimising compiler (C2) and
+#: its parallel collector pay for the CPU they burn. The client compiler alone and the serial
+#: collector took the Spark test from 36-46 to 20-25 CPU s of the machine (and 22-29 s to 16-21 s
+#: wall; docs/development.md). A user's local session keeps the JVM's defaults.
+TEST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
 @pytest.fixture(scope="session")
 def spark():
     pytest.importorskip("pyspark", reason="the spark extra is not installed (pip install -e '.[spark]')")
     from evalhouse.analytics.items.engine import local_spark
 
-    session = local_spark("evalhouse-tests")
+    session = local_spark("evalhouse-tests", conf={"spark.driver.extraJavaOptions": TEST_JVM})
     yield session
     session.stop()

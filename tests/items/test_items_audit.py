@@ -221,6 +221,13 @@ def test_duckdb_and_spark_agree_on_the_same_parquet(tmp_path: Path, spark) -> No
         else:
             assert list(a[col].fillna("")) == list(b[col].fillna("")), col
     pd.testing.assert_frame_equal(duck.benchmarks_, spk.benchmarks_, rtol=1e-9)
+    # the JVM options given to local_spark (the fixture's lean JVM) are those the JVM it started runs
+    # with (Spark adds its own to the setting; the -XX ones are the JVM's flags)
+    asked = [
+        o for o in spark.sparkContext.getConf().get("spark.driver.extraJavaOptions").split() if o.startswith("-XX:")
+    ]
+    jvm_args = list(spark._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+    assert "-XX:+UseSerialGC" in asked and set(asked) <= set(jvm_args), (asked, jvm_args)
     # the CLI's route: an engine made from the warehouse connection and the exported files
     with Warehouse.open(tmp_path / "w.duckdb") as wh:
         engine = make_engine(wh.con, "spark", root, spark)

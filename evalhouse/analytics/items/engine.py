@@ -9,6 +9,7 @@ The Parquet layout is the snapshot's: ``<dir>/<table>/*.parquet``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -113,12 +114,14 @@ def to_spark(sql: str) -> str:
     return sqlglot.transpile(sql, read="duckdb", write="spark")[0]
 
 
-def local_spark(app: str = "evalhouse-items", cores: int = 2) -> Any:
+def local_spark(app: str = "evalhouse-items", cores: int = 2, conf: Mapping[str, str] | None = None) -> Any:
     """The SparkSession to use: the cluster's under ``spark-submit``, else local mode on this machine.
 
     ``spark-submit`` starts the JVM and tells the Python driver its port (``PYSPARK_GATEWAY_PORT``);
     then its ``--master`` and ``--conf`` settings stand. Otherwise a small local session is made
-    (Arrow transfers on, few shuffle partitions, no UI).
+    (Arrow transfers on, few shuffle partitions, no UI), with ``conf``'s settings on top: those
+    that start the JVM (``spark.driver.extraJavaOptions``, ``spark.driver.memory``) apply, since the
+    session starts it.
     """
     import os  # noqa: PLC0415 - os only to set Spark's environment
 
@@ -133,13 +136,15 @@ def local_spark(app: str = "evalhouse-items", cores: int = 2) -> Any:
     builder = SparkSession.builder.appName(app).config("spark.sql.execution.arrow.pyspark.enabled", "true")
     if "PYSPARK_GATEWAY_PORT" in os.environ:
         return builder.getOrCreate()
-    return (
+    builder = (
         builder.master(f"local[{cores}]")
         .config("spark.sql.shuffle.partitions", str(max(2, cores * 2)))
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "2g")
-        .getOrCreate()
     )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
 
 
 def export_parquet(con: duckdb.DuckDBPyConnection, root: Path) -> Path:

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import cpu_account
 import pytest
-from cpu_account import pytest_runtest_protocol  # noqa: F401 - a hook: the CPU of each test, when asked
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("EVALHOUSE_SHARED", REPO.parent / "shared"))
@@ -49,6 +49,12 @@ def _state(root: Path) -> dict[str, tuple[int, int]]:
             st = f.stat()
             out[str(f.relative_to(root))] = (st.st_size, st.st_mtime_ns)
     return out
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The CPU of each test and of the run, when asked (``make test-cpu``: ``tests/cpu_account.py``)."""
+    if not config.pluginmanager.has_plugin("cpu_account"):
+        config.pluginmanager.register(cpu_account, "cpu_account")
 
 
 def pytest_report_header() -> str:

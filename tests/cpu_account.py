@@ -9,6 +9,11 @@ ended. A child reaped later
 than the test that started it (a pool a fixture keeps) is counted where it is reaped, so a
 module's total is the steadier figure. ``python tests/cpu_account.py <file>`` sums them by module
 and says how long the run's tail was: the time from the first worker's last test to the last's.
+
+A process no test reaps is in no test's line: the Spark JVM (pyspark's launcher never waits for
+it) and Chromium's processes (Playwright's driver owns them), each tens of CPU seconds. So the
+controller also writes one ``run`` line at the end: the CPU every process of the machine used while
+the run lasted (``/proc/stat``), which the summary sets beside the tests' own.
 """
 
 from __future__ import annotations
@@ -53,13 +58,47 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         fh.write(json.dumps(line) + "\n")
 
 
+def machine_cpu() -> float | None:
+    """CPU seconds every process of this machine has used since it booted (user, nice and system
+    time of ``/proc/stat``), or None where there is no ``/proc/stat``."""
+    try:
+        first = Path("/proc/stat").read_text(encoding="ascii").split("\n", 1)[0].split()
+    except OSError:
+        return None
+    return sum(int(field) for field in first[1:4]) / os.sysconf("SC_CLK_TCK")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """At the controller's start: the machine's CPU and the clock."""
+    if os.environ.get(ENV) and not hasattr(session.config, "workerinput"):
+        session.config.stash[_RUN] = (machine_cpu(), time.monotonic())
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """At the controller's end: one ``run`` line with what the machine used meanwhile."""
+    out, start = os.environ.get(ENV), session.config.stash.get(_RUN, None)
+    if not out or start is None or start[0] is None:
+        return
+    line = {"run": {"machine_cpu": (machine_cpu() or 0.0) - start[0], "wall": time.monotonic() - start[1]}}
+    with open(out, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(line) + "\n")
+
+
+_RUN = pytest.StashKey[tuple[float | None, float]]()
+
+
 def summary(path: Path, top: int = 25) -> str:
-    rows, unreadable = [], 0
+    rows, unreadable, run = [], 0, None
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except json.JSONDecodeError:  # a line a killed worker cut short: counted and said, not summed
             unreadable += bool(line.strip())
+            continue
+        if "run" in row:
+            run = row["run"]
+        else:
+            rows.append(row)
     cpu: Counter[str] = Counter()
     wall: Counter[str] = Counter()
     tests: Counter[str] = Counter()
@@ -84,6 +123,12 @@ def summary(path: Path, top: int = 25) -> str:
         first, last = min(ends.values()), max(ends.values())
         lines.append(
             f"the run's tail: {last - first:,.0f} s from the first of {len(ends)} workers' last test to the last's"
+        )
+    if run is not None:
+        lines.append(
+            f"the machine's CPU while the run lasted ({run['wall']:,.0f} s): {run['machine_cpu']:,.0f} s, "
+            f"{run['machine_cpu'] - total:,.0f} s more than the tests': collection, starting workers, "
+            "processes no test reaped (the Spark JVM, Chromium) and the kernel's own threads"
         )
     if unreadable:
         lines.append(f"{unreadable} line(s) of {path} could not be read (a worker cut short?) and are not counted")

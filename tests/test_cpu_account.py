@@ -35,8 +35,14 @@ def test_each_test_leaves_one_line_with_its_cpu(tmp_path: Path) -> None:
         cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    lines = {r["id"].rsplit("::", 1)[1]: r for r in map(json.loads, out.read_text().splitlines())}
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    lines = {r["id"].rsplit("::", 1)[1]: r for r in rows if "id" in r}
     assert set(lines) == {"test_busy", "test_idle"}
+    # and one line for the whole run, last: the machine's CPU meanwhile holds at least the busy test's
+    run = rows[-1]["run"]
+    assert [r for r in rows if "run" in r] == rows[-1:]
+    assert run["machine_cpu"] >= lines["test_busy"]["cpu"] - 0.02  # /proc/stat counts in 10 ms ticks
+    assert run["wall"] >= lines["test_busy"]["wall"] + lines["test_idle"]["wall"]
     assert lines["test_busy"]["cpu"] >= 0.25 and lines["test_busy"]["wall"] >= 0.25  # ran 0.3 s on the CPU
     assert lines["test_idle"]["cpu"] < 0.15 and lines["test_idle"]["wall"] >= 0.25  # waited, used none
     assert lines["test_busy"]["worker"] == "main"  # no xdist here
@@ -50,12 +56,14 @@ def test_the_summary_adds_up_by_module(tmp_path: Path) -> None:
         {"id": "tests/test_y.py::test_3", "cpu": 0.5, "children": 0.0, "wall": 9.0},
     ]
     path = tmp_path / "cpu.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"id": "tests/cut', encoding="utf-8")
+    run = {"run": {"machine_cpu": 9.25, "wall": 12.0}}
+    path.write_text("".join(json.dumps(r) + "\n" for r in [*rows, run]) + '{"id": "tests/cut', encoding="utf-8")
     text = summary(path)
     assert "3 tests used 4 CPU s (14 s of worker wall time)" in text
     body = text.splitlines()[2:]
     assert body[0].split() == ["4.0", "5.0", "2", "tests/a/test_x.py"]  # the most CPU first
     assert body[1].split() == ["0.5", "9.0", "1", "tests/test_y.py"]
+    assert body[2].startswith("the machine's CPU while the run lasted (12 s): 9 s, 5 s more than the tests'")
     assert body[-1].startswith("1 line(s) of") and "not counted" in body[-1]  # the cut line is said, not summed
 
 

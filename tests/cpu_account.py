@@ -10,10 +10,11 @@ than the test that started it (a pool a fixture keeps) is counted where it is re
 module's total is the steadier figure. ``python tests/cpu_account.py <file>`` sums them by module
 and says how long the run's tail was: the time from the first worker's last test to the last's.
 
-A process no test reaps is in no test's line: the Spark JVM (pyspark's launcher never waits for
-it) and Chromium's processes (Playwright's driver owns them), each tens of CPU seconds. So the
-controller also writes one ``run`` line at the end: the CPU every process of the machine used while
-the run lasted (``/proc/stat``), which the summary sets beside the tests' own.
+A process no test reaps is in no test's line, and one reaped late is in the wrong one: Chromium's
+processes (Playwright's driver owns them) and the Spark JVM (pyspark does not wait for it; a later
+test of its worker that starts a process may reap it, and is charged with it), each tens of CPU
+seconds. So the controller also writes one ``run`` line at the end: the CPU every process of
+the machine used while the run lasted (``/proc/stat``), which the summary sets beside the tests'.
 """
 
 from __future__ import annotations
